@@ -1,0 +1,3 @@
+from sandlot.cli import app
+
+app(prog_name="sandlot")

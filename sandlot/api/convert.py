@@ -1,0 +1,108 @@
+"""Conversions between wire types and the executor's types. No I/O, no decisions of policy."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+
+from sandlot.api.models import (
+    CaseOut,
+    CommandRunResult,
+    CommandRunStatus,
+    RunCodeRequest,
+    RunCodeResponse,
+    RunStatus,
+)
+from sandlot.errors import InvalidRequest
+from sandlot.executor import CaseResult, CodeRequest, Execution, TestCase, TestRun
+from sandlot.executor.results import command_status, return_code
+from sandlot.jail import Outcome
+
+POD = os.environ.get("MY_POD_NAME")
+
+
+def code_request(req: RunCodeRequest) -> CodeRequest:
+    files = {}
+    for name, content in (req.files or {}).items():
+        if content is None:
+            continue  # SandboxFusion skips null entries
+        try:
+            files[name] = base64.b64decode(content, validate=True)
+        except (binascii.Error, ValueError):
+            raise InvalidRequest(f"files[{name!r}] is not valid base64") from None
+    return CodeRequest(
+        language=req.language,
+        code=req.code,
+        files=files,
+        stdin=(req.stdin or "").encode(),
+        compile_timeout=req.compile_timeout,
+        run_timeout=req.run_timeout if req.run_timeout is not None else req.timeout,
+        memory_mb=req.memory_limit_MB,
+        fetch=tuple(req.fetch_files or ()),
+    )
+
+
+def test_cases(req: RunCodeRequest) -> list[TestCase]:
+    return [
+        TestCase(input=c.input, expected=c.expected)
+        if c.input is not None
+        else TestCase(stdin=c.stdin or "", expected=c.expected_stdout or "")
+        for c in req.test_cases or []
+    ]
+
+
+def command_result(outcome: Outcome | None) -> CommandRunResult | None:
+    if outcome is None:
+        return None
+    return CommandRunResult(
+        status=CommandRunStatus(command_status(outcome)),
+        execution_time=round(outcome.wall_time, 6),
+        return_code=return_code(outcome),
+        stdout=outcome.stdout.decode(errors="replace"),
+        stderr=outcome.stderr.decode(errors="replace"),
+        cpu_time=round(outcome.cpu_time, 6),
+        memory_peak_bytes=outcome.memory_peak,
+        limit=outcome.limit.value if outcome.limit else None,
+        signal=outcome.signal,
+        stdout_truncated=outcome.stdout_truncated,
+        stderr_truncated=outcome.stderr_truncated,
+    )
+
+
+def response(execution: Execution) -> RunCodeResponse:
+    run = command_result(execution.run)
+    last = run or command_result(execution.compile)
+    return RunCodeResponse(
+        status=RunStatus(execution.status),
+        message=execution.error or "",
+        compile_result=command_result(execution.compile),
+        run_result=run,
+        executor_pod_name=POD,
+        files={k: base64.b64encode(v).decode() for k, v in execution.files.items()},
+        stdout=last.stdout if last else None,
+        stderr=last.stderr if last else execution.error,
+        exit_code=last.return_code if last else None,
+        cached_build=execution.cached,
+    )
+
+
+def case_out(case: CaseResult) -> CaseOut:
+    return CaseOut(
+        passed=case.passed,
+        input=case.input,
+        stdin=case.stdin,
+        expected=case.expected,
+        actual=case.actual,
+        error=case.error,
+        run_result=command_result(case.run),
+    )
+
+
+def test_response(run: TestRun) -> RunCodeResponse:
+    out = response(run.execution)
+    out.tests = [case_out(c) for c in run.cases]
+    out.passed = run.passed
+    if out.status == RunStatus.Success and not run.passed:
+        out.status = RunStatus.Failed
+    return out

@@ -1,0 +1,54 @@
+"""sandlot's exceptions, in one tree.
+
+    SandlotError
+    ├── JailError            the sandbox could not run something (never the user's fault)
+    │   └── JailUnavailable  a layer of isolation cannot be set up; nothing runs
+    ├── Overloaded           no slot became free in time, or the queue is full (HTTP 504)
+    └── InvalidRequest       the request cannot be served as asked (HTTP 4xx)
+        ├── UnknownLanguage
+        ├── UnsafePath
+        └── TooLarge
+
+A user's program failing, timing out or running out of memory is an `Outcome`, not an exception.
+"""
+
+from __future__ import annotations
+
+
+class SandlotError(Exception):
+    """Base of every error sandlot raises on purpose."""
+
+
+class JailError(SandlotError):
+    """The jail failed to run a program (a fault of the sandbox, not of the program)."""
+
+
+class JailUnavailable(JailError):
+    """A layer of isolation cannot be set up, so the jail refuses to run anything."""
+
+
+class Overloaded(SandlotError):
+    """Every slot is busy and the queue is full, or a request waited longer than allowed."""
+
+
+class InvalidRequest(SandlotError):
+    """The request cannot be served as asked; the message says what to change."""
+
+    status_code = 400
+
+
+class UnknownLanguage(InvalidRequest):
+    def __init__(self, name: str, supported: list[str]) -> None:
+        super().__init__(
+            f"unknown language {name!r}; this server supports: {', '.join(sorted(supported))}"
+        )
+        self.name = name
+        self.supported = supported
+
+
+class UnsafePath(InvalidRequest):
+    """A file path that would leave the work dir."""
+
+
+class TooLarge(InvalidRequest):
+    status_code = 413

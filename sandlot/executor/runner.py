@@ -1,0 +1,261 @@
+"""The executor: (language, code, files, stdin, limits) in, compile and run steps out.
+
+It writes the sources, compiles once per distinct build (the compile cache), runs one or many
+cases against that build, each in a fresh box, and knows no bwrap flag: the jail does the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from sandlot.config import Config
+from sandlot.errors import InvalidRequest, JailError, TooLarge
+from sandlot.executor import harness
+from sandlot.executor.admission import Admission
+from sandlot.executor.cache import Build, CompileCache, build_key
+from sandlot.executor.results import CaseResult, Execution, TestRun
+from sandlot.jail import Jail, Limit, Limits, Outcome, RunSpec
+from sandlot.jail.workdir import safe_relpath
+from sandlot.languages import Language, Registry
+
+
+@dataclass(frozen=True, slots=True)
+class CodeRequest:
+    language: str
+    code: str
+    files: dict[str, bytes] = field(default_factory=dict)
+    stdin: bytes = b""
+    compile_timeout: float | None = None
+    run_timeout: float | None = None
+    memory_mb: int | None = None
+    fetch: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TestCase:
+    """Either an expression and its expected value, or stdin and its expected stdout."""
+
+    expected: str
+    input: str | None = None
+    stdin: str | None = None
+
+
+def same_output(actual: str, expected: str) -> bool:
+    """Equal up to trailing spaces on each line and trailing blank lines."""
+
+    def norm(text: str) -> list[str]:
+        lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
+
+    return norm(actual) == norm(expected)
+
+
+class Executor:
+    def __init__(self, config: Config, jail: Jail, registry: Registry) -> None:
+        self.config = config
+        self.jail = jail
+        self.registry = registry
+        self.admission = Admission(config.slots, config.queue_size, config.queue_timeout)
+        self.cache = CompileCache(max_bytes=256 << 20)
+        self._threads = ThreadPoolExecutor(max_workers=config.slots, thread_name_prefix="slot")
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
+
+    # -- validation ----------------------------------------------------------------------------
+
+    def check(self, req: CodeRequest) -> Language:
+        """The language row for a request, or InvalidRequest saying what to change."""
+        cfg = self.config
+        row = self.registry.get(req.language)
+        if len(req.code.encode()) > cfg.max_code_bytes:
+            raise TooLarge(f"code is larger than the {cfg.max_code_bytes} bytes this server accepts")
+        if sum(len(v) for v in req.files.values()) > cfg.max_files_bytes:
+            raise TooLarge(f"files total more than the {cfg.max_files_bytes} bytes allowed")
+        for name in (*req.files, *req.fetch):
+            safe_relpath(name)
+        for value, limit, what in (
+            (req.run_timeout, cfg.max_run_timeout, "run_timeout"),
+            (req.compile_timeout, cfg.max_compile_timeout, "compile_timeout"),
+            (req.memory_mb, cfg.max_memory_mb, "memory_limit_MB"),
+        ):
+            if value is not None and value > limit:
+                raise InvalidRequest(f"{what}={value:g} is above this server's maximum of {limit:g}")
+            if value is not None and value <= 0 and what != "memory_limit_MB":
+                raise InvalidRequest(f"{what} must be positive, got {value:g}")
+        return row
+
+    def _limits(self, row: Language, timeout: float, memory_mb: int) -> Limits:
+        cfg = self.config
+        return Limits(
+            wall_time=timeout,
+            cpu_time=timeout + 1,
+            memory=memory_mb << 20,
+            pids=max(cfg.pids, row.pids),
+            output=cfg.output_bytes,
+            open_files=cfg.open_files,
+            file_size=cfg.disk_bytes,
+        )
+
+    def _memory_mb(self, req: CodeRequest) -> int:
+        # SandboxFusion's -1 ("unlimited") and absent both mean the server default.
+        return req.memory_mb if req.memory_mb and req.memory_mb > 0 else self.config.memory_mb
+
+    # -- running -------------------------------------------------------------------------------
+
+    async def _jail_run(self, slot: int, spec: RunSpec) -> Outcome:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._threads, self.jail.run, slot, spec)
+
+    def _spec(self, row: Language, argv: tuple[str, ...], memory_mb: int, **kw) -> RunSpec:
+        runtime = self.config.runtime_dir
+        return RunSpec(
+            argv=row.argv(argv, runtime, memory_mb),
+            env=row.resolved_env(runtime),
+            ro_binds=row.resolved_binds(runtime),
+            **kw,
+        )
+
+    def _unavailable(self, row: Language) -> str | None:
+        status = self.registry.available(row.name)
+        return None if status.available else f"language {row.name!r} is {status.reason}"
+
+    async def _build(
+        self, slot: int | None, row: Language, files: dict[str, bytes], req: CodeRequest
+    ) -> tuple[Build, bool]:
+        """Compile through the cache; `slot` is one already held, or None to queue for one."""
+        assert row.compile is not None
+        memory_mb = self._memory_mb(req)
+        timeout = req.compile_timeout or self.config.compile_timeout
+        spec = self._spec(
+            row, row.compile, memory_mb, files=files, fetch=row.artifacts,
+            limits=self._limits(row, timeout, max(memory_mb, 1024)),
+        )  # fmt: skip
+
+        async def compile_now() -> Build:
+            if slot is not None:
+                outcome = await self._jail_run(slot, spec)
+            else:
+                async with self.admission.slot() as held:
+                    outcome = await self._jail_run(held, spec)
+            artifacts, outcome.files = outcome.files, {}
+            return Build(outcome, artifacts)
+
+        key = build_key(row.name, spec.argv, files)
+        # A build that hit a limit may pass with more time; keep only clean verdicts.
+        return await self.cache.get_or_build(key, compile_now, lambda b: b.outcome.limit is None)
+
+    async def execute(self, req: CodeRequest) -> Execution:
+        """Compile if the language needs it, then run once. InvalidRequest for bad input."""
+        row = self.check(req)
+        result = Execution(language=row.name)
+        if (reason := self._unavailable(row)) is not None:
+            result.error = reason
+            return result
+        files = {**req.files, row.source: req.code.encode()}
+        memory_mb = self._memory_mb(req)
+        try:
+            async with self.admission.slot() as slot:
+                if row.compile is not None:
+                    build, result.cached = await self._build(slot, row, files, req)
+                    result.compile = build.outcome
+                    if not build.outcome.ok:
+                        return result
+                    files = {**files, **build.artifacts}
+                spec = self._spec(
+                    row, row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
+                    limits=self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb),
+                )  # fmt: skip
+                result.run = await self._jail_run(slot, spec)
+                result.files, result.run.files = result.run.files, {}
+        except JailError as exc:
+            result.error = str(exc)
+        return result
+
+    async def run_tests(self, req: CodeRequest, cases: list[TestCase]) -> TestRun:
+        """Build once, then every case in its own box, in parallel across the slots."""
+        row = self.check(req)
+        if not cases:
+            raise InvalidRequest("test_cases is empty: give at least one case")
+        if len(cases) > self.config.max_test_cases:
+            raise InvalidRequest(f"at most {self.config.max_test_cases} test cases per request")
+        expr_cases = [c for c in cases if c.input is not None]
+        if expr_cases and row.harness is None:
+            with_harness = sorted(r.name for r in self.registry.rows.values() if r.harness)
+            raise InvalidRequest(
+                f"{row.name} has no expression test cases; use {{'stdin', 'expected_stdout'}} "
+                f"cases, or one of: {', '.join(with_harness)}"
+            )
+        execution = Execution(language=row.name)
+        if (reason := self._unavailable(row)) is not None:
+            execution.error = reason
+            return TestRun(execution, [])
+        files = {**req.files, row.source: req.code.encode()}
+        try:
+            if row.compile is not None and not expr_cases:
+                build, execution.cached = await self._build(None, row, files, req)
+                execution.compile = build.outcome
+                if not build.outcome.ok:
+                    return TestRun(execution, [])
+                files = {**files, **build.artifacts}
+            results = await asyncio.gather(*(self._case(row, req, files, c) for c in cases))
+        except JailError as exc:
+            execution.error = str(exc)
+            return TestRun(execution, [])
+        failing = next((c for c in results if not c.passed), results[-1])
+        execution.run = failing.run
+        return TestRun(execution, list(results))
+
+    async def _case(
+        self, row: Language, req: CodeRequest, files: dict[str, bytes], case: TestCase
+    ) -> CaseResult:
+        memory_mb = self._memory_mb(req)
+        limits = self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb)
+        if case.input is not None:
+            assert row.harness is not None
+            source = harness.program(row.harness, req.code, case.input, case.expected)
+            spec = self._spec(
+                row, row.run, memory_mb, files={**files, row.source: source.encode()},
+                fetch=(harness.RESULT_FILE,), limits=limits,
+            )  # fmt: skip
+        else:
+            spec = self._spec(
+                row, row.run, memory_mb, files=files,
+                stdin=(case.stdin or "").encode(), limits=limits,
+            )  # fmt: skip
+        async with self.admission.slot() as slot:
+            outcome = await self._jail_run(slot, spec)
+        result = CaseResult(
+            passed=False, run=outcome, expected=case.expected, actual=None,
+            input=case.input, stdin=case.stdin,
+        )  # fmt: skip
+        if case.input is not None:
+            verdict = outcome.files.pop(harness.RESULT_FILE, None)
+            if verdict is not None:
+                data = json.loads(verdict)
+                result.passed, result.actual = bool(data["passed"]) and outcome.ok, data["actual"]
+            else:
+                result.error = _why_no_verdict(outcome)
+        else:
+            result.actual = outcome.stdout.decode(errors="replace")
+            result.passed = outcome.ok and same_output(result.actual, case.expected)
+            if not outcome.ok:
+                result.error = _why_no_verdict(outcome)
+        return result
+
+
+def _why_no_verdict(outcome: Outcome) -> str:
+    if outcome.limit is Limit.WALL_TIME or outcome.limit is Limit.CPU_TIME:
+        return "time limit exceeded"
+    if outcome.limit is Limit.MEMORY:
+        return "memory limit exceeded"
+    if outcome.limit is Limit.OUTPUT:
+        return "output limit exceeded"
+    if outcome.signal is not None:
+        return f"killed by signal {outcome.signal}"
+    return f"exited with code {outcome.exit_code}"

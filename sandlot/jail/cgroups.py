@@ -1,0 +1,266 @@
+"""Per-slot cgroups: memory (the memory verdict), pids, and CPU accounting.
+
+One slot's spawner process joins its cgroups once at start-up; every run it forks inherits them,
+so no run pays a cgroup migration (research/isolation.md §2.3). The spawner itself stays in the
+group, so limits and readings are taken relative to its own baseline.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandlot.errors import JailUnavailable
+
+V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+
+
+@dataclass(slots=True)
+class Reading:
+    """Counters read before and after a run; the differences describe the run."""
+
+    memory_usage: int
+    oom_kills: int
+    cpu_ns: int
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fs type, super options) of every cgroup mount."""
+    found = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        left, _, right = line.partition(" - ")
+        fstype, _source, superopts = right.split(" ", 2)
+        if fstype in ("cgroup", "cgroup2"):
+            found.append((left.split()[4], fstype, set(superopts.split(","))))
+    return found
+
+
+def _own_paths() -> dict[str, str]:
+    """This process's cgroup path per v1 controller, and '' for the v2 hierarchy."""
+    paths = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for name in controllers.split(",") if controllers else [""]:
+            paths[name] = path
+    return paths
+
+
+def _write(path: Path, value: str | int) -> None:
+    path.write_text(str(value))
+
+
+class SlotCgroup:
+    """The cgroups of one slot. Subclasses speak cgroup v1 or v2."""
+
+    version: int
+
+    def join(self, pid: int) -> None:
+        raise NotImplementedError
+
+    def set_limits(self, memory: int, pids: int) -> None:
+        raise NotImplementedError
+
+    def read(self) -> Reading:
+        raise NotImplementedError
+
+    def reset_peak(self) -> None:
+        raise NotImplementedError
+
+    def peak(self) -> int:
+        raise NotImplementedError
+
+    def pids(self) -> list[int]:
+        raise NotImplementedError
+
+    def remove(self) -> None:
+        raise NotImplementedError
+
+
+class CgroupV1(SlotCgroup):
+    version = 1
+
+    def __init__(self, dirs: dict[str, Path]) -> None:
+        self.dirs = dirs
+        self.memsw = (dirs["memory"] / "memory.memsw.limit_in_bytes").exists()
+
+    def join(self, pid: int) -> None:
+        for d in self.dirs.values():
+            _write(d / "cgroup.procs", pid)
+
+    def set_limits(self, memory: int, pids: int) -> None:
+        mem = self.dirs["memory"]
+        # memsw must stay >= the plain limit, so the order depends on the direction of the change.
+        current = int((mem / "memory.limit_in_bytes").read_text())
+        files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"] if self.memsw else [
+            "memory.limit_in_bytes"
+        ]
+        for name in files if memory <= current else reversed(files):
+            _write(mem / name, memory)
+        _write(self.dirs["pids"] / "pids.max", pids)
+
+    def read(self) -> Reading:
+        mem = self.dirs["memory"]
+        oom = 0
+        for line in (mem / "memory.oom_control").read_text().splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill":
+                oom = int(value)
+        return Reading(
+            memory_usage=int((mem / "memory.usage_in_bytes").read_text()),
+            oom_kills=oom,
+            cpu_ns=int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()),
+        )
+
+    def reset_peak(self) -> None:
+        _write(self.dirs["memory"] / "memory.max_usage_in_bytes", 0)
+
+    def peak(self) -> int:
+        return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
+
+    def pids(self) -> list[int]:
+        return [int(p) for p in (self.dirs["pids"] / "cgroup.procs").read_text().split()]
+
+    def remove(self) -> None:
+        for d in self.dirs.values():
+            _rmdir(d)
+
+
+class CgroupV2(SlotCgroup):
+    version = 2
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._peak_base = 0
+
+    def join(self, pid: int) -> None:
+        _write(self.path / "cgroup.procs", pid)
+
+    def set_limits(self, memory: int, pids: int) -> None:
+        _write(self.path / "memory.max", memory)
+        if (self.path / "memory.swap.max").exists():
+            _write(self.path / "memory.swap.max", 0)
+        _write(self.path / "pids.max", pids)
+
+    def read(self) -> Reading:
+        events = dict(
+            line.split() for line in (self.path / "memory.events").read_text().splitlines()
+        )
+        stat = dict(line.split() for line in (self.path / "cpu.stat").read_text().splitlines())
+        return Reading(
+            memory_usage=int((self.path / "memory.current").read_text()),
+            oom_kills=int(events.get("oom_kill", 0)),
+            cpu_ns=int(stat["usage_usec"]) * 1000,
+        )
+
+    def reset_peak(self) -> None:
+        # memory.peak cannot be reset on older kernels; without it the peak is a high-water mark
+        # of the slot and only an upper bound for this run.
+        self._peak_base = int((self.path / "memory.current").read_text())
+
+    def peak(self) -> int:
+        peak_file = self.path / "memory.peak"
+        return int(peak_file.read_text()) if peak_file.exists() else self._peak_base
+
+    def pids(self) -> list[int]:
+        return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+
+    def remove(self) -> None:
+        _rmdir(self.path)
+
+
+def _rmdir(path: Path) -> None:
+    try:
+        path.rmdir()
+    except FileNotFoundError:
+        pass
+
+
+class CgroupTree:
+    """The cgroups of one jail instance: a parent group with one child per slot."""
+
+    def __init__(self, instance: str) -> None:
+        self.instance = instance
+        mounts = _mounts()
+        own = _own_paths()
+        v1 = {}
+        for point, fstype, opts in mounts:
+            for ctrl in V1_CONTROLLERS:
+                if fstype == "cgroup" and ctrl in opts and ctrl not in v1:
+                    v1[ctrl] = Path(point) / own.get(ctrl, "/").lstrip("/") / f"sandlot-{instance}"
+        if all(c in v1 for c in V1_CONTROLLERS):
+            self.version = 1
+            self.roots: dict[str, Path] = v1
+            return
+        for point, fstype, _ in mounts:
+            if fstype != "cgroup2":
+                continue
+            base = Path(point) / own.get("", "/").lstrip("/")
+            controllers = set((Path(point) / "cgroup.controllers").read_text().split())
+            if {"memory", "pids", "cpu"} <= controllers:
+                self.version = 2
+                self.roots = {"": base / f"sandlot-{instance}"}
+                return
+        raise JailUnavailable(
+            "no usable cgroups: need the memory, pids and cpuacct controllers (cgroup v1) or a "
+            "cgroup v2 hierarchy with memory, pids and cpu enabled; mounts seen: "
+            + ", ".join(f"{p} ({t})" for p, t, _ in mounts)
+        )
+
+    def create(self, slot: int) -> SlotCgroup:
+        try:
+            if self.version == 1:
+                dirs = {}
+                for ctrl, root in self.roots.items():
+                    d = root / f"slot-{slot}"
+                    d.mkdir(parents=True, exist_ok=True)
+                    dirs[ctrl] = d
+                mem_root = self.roots["memory"]
+                if (mem_root / "memory.use_hierarchy").exists():
+                    # The slot's limit must also count what its children use.
+                    try:
+                        _write(mem_root / "memory.use_hierarchy", 1)
+                    except OSError:
+                        pass
+                return CgroupV1(dirs)
+            root = self.roots[""]
+            root.mkdir(parents=True, exist_ok=True)
+            _write(root / "cgroup.subtree_control", "+memory +pids +cpu")
+            d = root / f"slot-{slot}"
+            d.mkdir(exist_ok=True)
+            return CgroupV2(d)
+        except OSError as exc:
+            raise JailUnavailable(f"cannot create the cgroups of slot {slot}: {exc}") from exc
+
+    def remove(self) -> None:
+        for root in self.roots.values():
+            if root.exists():
+                for child in root.iterdir():
+                    if child.is_dir():
+                        _rmdir(child)
+                _rmdir(root)
+
+
+def remove_stale(alive: set[str] | None = None) -> list[str]:
+    """Remove cgroups left by jail instances whose server is gone; returns what was removed."""
+    removed = []
+    own = _own_paths()
+    for point, fstype, opts in _mounts():
+        key = "" if fstype == "cgroup2" else next((c for c in V1_CONTROLLERS if c in opts), None)
+        if key is None:
+            continue
+        parent = Path(point) / own.get(key, "/").lstrip("/")
+        for d in parent.glob("sandlot-*"):
+            instance = d.name.removeprefix("sandlot-")
+            pid = instance.split("-", 1)[0]
+            if (alive and instance in alive) or (pid.isdigit() and os.path.exists(f"/proc/{pid}")):
+                continue
+            try:
+                for child in d.iterdir():
+                    if child.is_dir():
+                        child.rmdir()
+                d.rmdir()
+                removed.append(str(d))
+            except OSError:
+                pass
+    return removed

@@ -1,0 +1,240 @@
+"""The jail: N slots, each a spawner process with its own uid, cgroups and work dir.
+
+`Jail.start()` sets every layer up or raises JailUnavailable saying which one failed; there is
+no degraded mode. `Jail.run(slot, spec)` runs one box in a slot (one run per slot at a time; the
+executor decides who gets a slot).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from sandlot.errors import JailError, JailUnavailable
+from sandlot.jail import bwrap
+from sandlot.jail.cgroups import CgroupTree, remove_stale
+from sandlot.jail.seccomp import compile_filter
+from sandlot.jail.spawner import SlotConfig
+from sandlot.jail.spec import Limits, Outcome, RunSpec
+
+# How long past a run's own wall limit the jail waits for its spawner before declaring it lost.
+SPAWNER_MARGIN = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class JailConfig:
+    slots: int = os.cpu_count() or 1
+    uid_base: int = 61000
+    state_dir: str = "/run/sandlot"
+    ro_binds: tuple[str, ...] = ()
+    disk: int = 256 << 20  # work dir tmpfs per slot
+    tmp_size: int = 64 << 20
+    shm_size: int = 64 << 20
+    max_files: int = 16384  # inodes of the work dir
+    fetch_budget: int = 64 << 20
+    bwrap: str = field(default_factory=lambda: shutil.which("bwrap") or "/usr/bin/bwrap")
+
+
+class _Slot:
+    def __init__(self, config: SlotConfig) -> None:
+        self.config = config
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.conn: Connection | None = None
+
+    def start(self) -> None:
+        ours, theirs = socket.socketpair()
+        pkg_parent = str(Path(__file__).resolve().parents[2])
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sandlot.jail", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            stdin=subprocess.DEVNULL,
+            env={"PYTHONPATH": pkg_parent, "PATH": "/usr/bin:/bin"},
+        )
+        theirs.close()
+        self.conn = Connection(ours.detach())
+        self.conn.send(self.config)
+        if not self.conn.poll(30):
+            self.stop()
+            raise JailUnavailable(f"slot {self.config.index}: spawner did not start")
+        try:
+            kind, detail = self.conn.recv()
+        except EOFError:
+            self.stop()
+            raise JailUnavailable(
+                f"slot {self.config.index}: spawner exited at start (see the server log)"
+            ) from None
+        if kind != "ready":
+            self.stop()
+            raise JailUnavailable(f"slot {self.config.index}: {detail}")
+
+    def run(self, spec: RunSpec) -> Outcome:
+        with self.lock:
+            if self.conn is None:
+                self.start()
+            assert self.conn is not None
+            try:
+                self.conn.send(spec)
+                if not self.conn.poll(spec.limits.wall_time + SPAWNER_MARGIN):
+                    raise JailError(f"slot {self.config.index}: spawner stopped answering")
+                kind, payload = self.conn.recv()
+            except (EOFError, OSError, JailError) as exc:
+                self.stop()  # a fresh spawner takes the next run
+                raise JailError(f"slot {self.config.index}: spawner lost ({exc})") from exc
+            if kind == "error":
+                raise JailError(payload)
+            return payload
+
+    def stop(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+class Jail:
+    def __init__(self, config: JailConfig | None = None) -> None:
+        self.config = config or JailConfig()
+        self.instance = f"{os.getpid()}-{secrets.token_hex(3)}"
+        self.slots: list[_Slot] = []
+        self.cgroups: CgroupTree | None = None
+        self.cgroup_version = 0
+        self.state = Path(self.config.state_dir) / self.instance
+        self._mounts: list[Path] = []
+
+    # -- life cycle ----------------------------------------------------------------------------
+
+    def start(self) -> Jail:
+        try:
+            self._start()
+        except JailUnavailable:
+            self.close()
+            raise
+        except OSError as exc:
+            self.close()
+            raise JailUnavailable(f"cannot set up the jail: {exc}") from exc
+        return self
+
+    def _start(self) -> None:
+        cfg = self.config
+        if os.geteuid() != 0:
+            raise JailUnavailable(
+                "the jail must be started as root (it drops every run to a per-slot uid)"
+            )
+        if not os.access(cfg.bwrap, os.X_OK):
+            raise JailUnavailable(
+                f"bubblewrap not found at {cfg.bwrap}: install it (apt-get install bubblewrap)"
+            )
+        max_userns = Path("/proc/sys/user/max_user_namespaces")
+        if max_userns.exists() and max_userns.read_text().strip() == "0":
+            raise JailUnavailable("unprivileged user namespaces are disabled (user.max_user_namespaces=0)")
+        clean_stale(cfg.state_dir)
+        bpf = compile_filter()
+        self.cgroups = CgroupTree(self.instance)
+        self.cgroup_version = self.cgroups.version
+        Path(cfg.state_dir).mkdir(mode=0o711, parents=True, exist_ok=True)
+        os.chmod(cfg.state_dir, 0o711)
+        self.state.mkdir(mode=0o711)
+        etc = self.state / "etc"
+        etc.mkdir(mode=0o755)
+        uids = [cfg.uid_base + i for i in range(cfg.slots)]
+        for name, text in bwrap.synthetic_etc(uids).items():
+            (etc / name).write_text(text)
+            (etc / name).chmod(0o644)
+        for index, uid in enumerate(uids):
+            work = self.state / f"slot-{index}"
+            work.mkdir(mode=0o700)
+            subprocess.run(
+                ["mount", "-t", "tmpfs", "-o",
+                 f"size={cfg.disk},nr_inodes={cfg.max_files},mode=0700,uid={uid},gid={uid},"
+                 "nosuid,nodev", "sandlot", str(work)],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            self._mounts.append(work)
+            layout = bwrap.BoxLayout(
+                bwrap=cfg.bwrap,
+                workdir=str(work),
+                etc_dir=str(etc),
+                ro_binds=cfg.ro_binds,
+                tmp_size=cfg.tmp_size,
+                shm_size=cfg.shm_size,
+            )
+            slot = _Slot(
+                SlotConfig(
+                    index=index,
+                    uid=uid,
+                    gid=uid,
+                    layout=layout,
+                    cgroup=self.cgroups.create(index),
+                    seccomp=bpf,
+                    fetch_budget=cfg.fetch_budget,
+                )
+            )
+            slot.start()
+            self.slots.append(slot)
+        self._probe()
+
+    def _probe(self) -> None:
+        """One real run per slot proves every layer works before anything is accepted."""
+        probe = RunSpec(argv=("/bin/sh", "-c", "echo ok"), limits=Limits(wall_time=20))
+        for slot in self.slots:
+            try:
+                out = slot.run(probe)
+            except JailError as exc:
+                raise JailUnavailable(f"the probe run failed: {exc}") from exc
+            if out.stdout != b"ok\n" or out.exit_code != 0:
+                raise JailUnavailable(
+                    "the probe run failed: bwrap said "
+                    + (out.stderr.decode(errors="replace").strip() or f"exit {out.exit_code}")
+                )
+
+    def close(self) -> None:
+        for slot in self.slots:
+            slot.stop()
+        self.slots = []
+        for mount in self._mounts:
+            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+        self._mounts = []
+        if self.state.exists():
+            shutil.rmtree(self.state, ignore_errors=True)
+        if self.cgroups is not None:
+            self.cgroups.remove()
+            self.cgroups = None
+
+    def __enter__(self) -> Jail:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runs ----------------------------------------------------------------------------------
+
+    def run(self, slot: int, spec: RunSpec) -> Outcome:
+        if not self.slots:
+            raise JailUnavailable("the jail is not started")
+        return self.slots[slot].run(spec)
+
+
+def clean_stale(state_dir: str) -> None:
+    """Unmount and remove what a jail of a dead server left behind (it was killed hard)."""
+    root = Path(state_dir)
+    if root.is_dir():
+        for inst in root.iterdir():
+            pid = inst.name.split("-", 1)[0]
+            if pid.isdigit() and os.path.exists(f"/proc/{pid}"):
+                continue
+            for work in inst.glob("slot-*"):
+                subprocess.run(["umount", "-l", str(work)], capture_output=True)
+            shutil.rmtree(inst, ignore_errors=True)
+    remove_stale()

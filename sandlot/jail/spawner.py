@@ -1,0 +1,329 @@
+"""The per-slot spawner: a small single-threaded process that runs one box at a time.
+
+It joins its slot's cgroups once, becomes a child subreaper (bwrap leaves its inner init to be
+reaped by someone), and then serves runs sent by the jail over a socket: write the files, fork,
+drop to the slot uid, exec bwrap, drain output under caps, enforce the wall clock, kill and sweep
+whatever is left, read files back, wipe the work dir, report an Outcome.
+
+Run as `python -m sandlot.jail FD`; the first message on FD is the SlotConfig.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import resource
+import select
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+
+from sandlot.errors import JailError
+from sandlot.jail import bwrap, workdir
+from sandlot.jail.cgroups import SlotCgroup
+from sandlot.jail.seccomp import filter_fd
+from sandlot.jail.spec import Limit, Outcome, RunSpec
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+READ_CHUNK = 1 << 16
+# Processes a run needs beyond the program's own: the outer bwrap, its inner init, the spawner.
+JAIL_PIDS = 3
+DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
+SWEEP_GRACE = 0.2
+SWEEP_DEADLINE = 5.0
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True, slots=True)
+class SlotConfig:
+    index: int
+    uid: int
+    gid: int
+    layout: bwrap.BoxLayout
+    cgroup: SlotCgroup
+    seccomp: bytes
+    fetch_budget: int
+
+
+def _prctl(option: int, arg: int) -> None:
+    if _libc.prctl(option, arg, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err))
+
+
+class Spawner:
+    def __init__(self, config: SlotConfig, conn: Connection) -> None:
+        self.config = config
+        self.conn = conn
+
+    # -- one run -------------------------------------------------------------------------------
+
+    def run(self, spec: RunSpec) -> Outcome:
+        cfg = self.config
+        workdir.wipe(cfg.layout.workdir)
+        try:
+            workdir.write_files(cfg.layout.workdir, spec.files, cfg.uid, cfg.gid)
+            return self._run_box(spec)
+        finally:
+            workdir.wipe(cfg.layout.workdir)
+
+    def _run_box(self, spec: RunSpec) -> Outcome:
+        cfg, limits = self.config, spec.limits
+        cg = cfg.cgroup
+        before = cg.read()
+        cg.set_limits(memory=before.memory_usage + limits.memory, pids=limits.pids + JAIL_PIDS)
+        cg.reset_peak()
+        own_cpu = resource.getrusage(resource.RUSAGE_SELF)
+
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        in_r, in_w = os.pipe()
+        exec_r, exec_w = os.pipe()  # close-on-exec: EOF means exec succeeded
+        sc_fd = filter_fd(cfg.seccomp)
+        argv = bwrap.command(cfg.layout, spec, sc_fd)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child execs or exits
+            self._child(argv, in_r, out_w, err_w, exec_w, sc_fd, limits)
+        started = time.monotonic()
+        for fd in (out_w, err_w, in_r, exec_w, sc_fd):
+            os.close(fd)
+        failure = _read_all(exec_r)
+        os.close(exec_r)
+        if failure:
+            os.waitpid(pid, 0)
+            for fd in (out_r, err_r, in_w):
+                os.close(fd)
+            raise JailError(f"cannot start the box: {failure.decode(errors='replace')}")
+
+        outcome = Outcome()
+        try:
+            status = self._supervise(pid, spec, started, out_r, err_r, in_w, outcome)
+        finally:
+            for fd in (out_r, err_r):
+                os.close(fd)
+        outcome.wall_time = time.monotonic() - started
+        self._sweep()
+
+        after = cg.read()
+        own_after = resource.getrusage(resource.RUSAGE_SELF)
+        own_ns = int(
+            (own_after.ru_utime + own_after.ru_stime - own_cpu.ru_utime - own_cpu.ru_stime) * 1e9
+        )
+        outcome.cpu_time = max(0, after.cpu_ns - before.cpu_ns - own_ns) / 1e9
+        outcome.memory_peak = max(0, cg.peak() - before.memory_usage)
+        _decode_status(status, outcome)
+        if outcome.limit is None:
+            if after.oom_kills > before.oom_kills:
+                outcome.limit = Limit.MEMORY
+            elif outcome.signal == signal.SIGXCPU:
+                outcome.limit = Limit.CPU_TIME
+        if spec.fetch:
+            outcome.files = workdir.read_back(cfg.layout.workdir, spec.fetch, cfg.fetch_budget)
+        return outcome
+
+    def _child(
+        self, argv: list[str], in_r: int, out_w: int, err_w: int, exec_w: int, sc_fd: int, limits
+    ) -> None:  # pragma: no cover - runs in the forked child only
+        try:
+            os.dup2(in_r, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.set_inheritable(sc_fd, True)
+            with open("/proc/self/oom_score_adj", "w") as f:
+                # Make the box, never the spawner that shares its memory cgroup, the OOM victim.
+                f.write("1000")
+            cpu = max(1, math.ceil(limits.cpu_time))
+            _lower_rlimit(resource.RLIMIT_CPU, cpu, cpu + 1)
+            _lower_rlimit(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
+            _lower_rlimit(resource.RLIMIT_FSIZE, limits.file_size, limits.file_size)
+            _lower_rlimit(resource.RLIMIT_CORE, 0, 0)
+            os.setgroups([])
+            os.setresgid(self.config.gid, self.config.gid, self.config.gid)
+            os.setresuid(self.config.uid, self.config.uid, self.config.uid)
+            # A uid change clears the parent-death signal; arm it again so that bwrap (and with
+            # --die-with-parent, the whole box) dies if the spawner does.
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() == 1:
+                os._exit(127)
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            os.execve(argv[0], argv, {})
+        except BaseException as exc:
+            try:
+                os.write(exec_w, f"{type(exc).__name__}: {exc}".encode())
+            finally:
+                os._exit(127)
+
+    def _supervise(
+        self, pid: int, spec: RunSpec, started: float, out_r: int, err_r: int, in_w: int,
+        outcome: Outcome,
+    ) -> int:  # fmt: skip
+        """Feed stdin, drain output under the cap, kill on timeout, overflow or server loss."""
+        limits = spec.limits
+        pidfd = os.pidfd_open(pid)
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        poller.register(self.conn.fileno(), select.POLLIN)  # the server went away
+        streams = {out_r: bytearray(), err_r: bytearray()}
+        for fd in streams:
+            poller.register(fd, select.POLLIN)
+        stdin = memoryview(spec.stdin)
+        if stdin:
+            os.set_blocking(in_w, False)
+            poller.register(in_w, select.POLLOUT)
+        else:
+            os.close(in_w)
+            in_w = -1
+        deadline = started + limits.wall_time
+        status: int | None = None
+        drain_until = math.inf
+        open_streams = 2
+        try:
+            while open_streams or status is None:
+                now = time.monotonic()
+                if status is None and now >= deadline:
+                    outcome.limit = outcome.limit or Limit.WALL_TIME
+                    os.kill(pid, signal.SIGKILL)
+                    deadline = math.inf
+                if status is not None and now >= drain_until:
+                    break  # something outside the box still holds a pipe; the sweep ends it
+                wait = min(deadline, drain_until) - now
+                for fd, event in poller.poll(None if wait == math.inf else max(0, wait) * 1000):
+                    if fd == pidfd:
+                        poller.unregister(pidfd)
+                        _, status = os.waitpid(pid, 0)
+                        drain_until = time.monotonic() + DRAIN_GRACE
+                    elif fd == self.conn.fileno():
+                        os.kill(pid, signal.SIGKILL)
+                        raise SystemExit(0)
+                    elif fd == in_w:
+                        try:
+                            stdin = stdin[os.write(in_w, stdin[:READ_CHUNK]) :]
+                        except (BrokenPipeError, BlockingIOError) as exc:
+                            if isinstance(exc, BrokenPipeError):
+                                stdin = stdin[:0]
+                        if not stdin or event & (select.POLLERR | select.POLLHUP):
+                            poller.unregister(in_w)
+                            os.close(in_w)
+                            in_w = -1
+                    else:
+                        chunk = os.read(fd, READ_CHUNK)
+                        if not chunk:
+                            poller.unregister(fd)
+                            open_streams -= 1
+                            continue
+                        buf = streams[fd]
+                        room = limits.output - len(buf)
+                        if len(chunk) > room:
+                            buf += chunk[: max(0, room)]
+                            if fd == out_r:
+                                outcome.stdout_truncated = True
+                            else:
+                                outcome.stderr_truncated = True
+                            if status is None and outcome.limit is None:
+                                outcome.limit = Limit.OUTPUT
+                                os.kill(pid, signal.SIGKILL)
+                        else:
+                            buf += chunk
+        finally:
+            os.close(pidfd)
+            if in_w >= 0:
+                os.close(in_w)
+        if status is None:
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+        outcome.stdout = bytes(streams[out_r])
+        outcome.stderr = bytes(streams[err_r])
+        return status
+
+    def _sweep(self) -> None:
+        """Reap bwrap's orphans and make sure nothing of the run is left in the slot.
+
+        Killing bwrap takes its pid namespace down with everything in it; the kill loop here is
+        the backstop for anything that lingers past a short grace.
+        """
+        me = os.getpid()
+        start = time.monotonic()
+        while True:
+            _reap()
+            left = [p for p in self.config.cgroup.pids() if p != me]
+            if not left:
+                return
+            waited = time.monotonic() - start
+            if waited > SWEEP_DEADLINE:
+                raise JailError(f"slot {self.config.index}: processes {left} survived the run")
+            if waited > SWEEP_GRACE:
+                for p in left:
+                    try:
+                        os.kill(p, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            time.sleep(0.001)
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def serve(self) -> None:
+        while True:
+            try:
+                spec = self.conn.recv()
+            except (EOFError, OSError):
+                return
+            try:
+                reply = ("ok", self.run(spec))
+            except JailError as exc:
+                reply = ("error", str(exc))
+            except OSError as exc:
+                reply = ("error", f"slot {self.config.index}: {exc}")
+            self.conn.send(reply)
+
+
+def _lower_rlimit(which: int, soft: int, hard: int) -> None:
+    """Set a limit, never above the current hard one (raising it needs CAP_SYS_RESOURCE)."""
+    _, cur_hard = resource.getrlimit(which)
+    if cur_hard != resource.RLIM_INFINITY:
+        hard = min(hard, cur_hard)
+    resource.setrlimit(which, (min(soft, hard), hard))
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 4096):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _decode_status(status: int, outcome: Outcome) -> None:
+    """bwrap reports a program killed by signal N as exit status 128+N, as a shell does."""
+    if os.WIFSIGNALED(status):  # bwrap itself was killed: by us, on a limit
+        outcome.signal = os.WTERMSIG(status)
+        return
+    code = os.WEXITSTATUS(status)
+    if code > 128 and code - 128 < signal.NSIG:
+        outcome.signal = code - 128
+    else:
+        outcome.exit_code = code
+
+
+def main() -> None:
+    conn = Connection(int(sys.argv[1]))
+    config: SlotConfig = conn.recv()
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    config.cgroup.join(os.getpid())
+    conn.send(("ready", os.getpid()))
+    Spawner(config, conn).serve()
+

@@ -1,0 +1,74 @@
+"""What goes into one jail run and what comes out of it."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Limit(enum.StrEnum):
+    """Which limit ended a run. A run that ended by itself has none."""
+
+    WALL_TIME = "time"
+    CPU_TIME = "cpu"
+    MEMORY = "memory"
+    OUTPUT = "output"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Resource limits of one run. Time in seconds, sizes in bytes."""
+
+    wall_time: float = 10.0
+    cpu_time: float = 10.0
+    memory: int = 1024 << 20
+    pids: int = 256
+    output: int = 8 << 20
+    open_files: int = 1024
+    file_size: int = 256 << 20
+
+    def __repr__(self) -> str:
+        return (
+            f"Limits(wall={self.wall_time:g}s cpu={self.cpu_time:g}s "
+            f"mem={self.memory >> 20}MiB pids={self.pids} out={self.output >> 20}MiB "
+            f"nofile={self.open_files})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RunSpec:
+    """One program to run in a fresh box.
+
+    `files` are written into the work dir (the box's cwd) before the run; `fetch` names files or
+    directories of the work dir to read back after it. `ro_binds` are extra host paths made visible
+    read-only at the same place; `env` is the whole environment beyond the jail's defaults.
+    """
+
+    argv: tuple[str, ...]
+    files: dict[str, bytes] = field(default_factory=dict)
+    stdin: bytes = b""
+    fetch: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict)
+    ro_binds: tuple[str, ...] = ()
+    limits: Limits = Limits()
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How a run ended. A program failing is an outcome; only a jail fault raises."""
+
+    exit_code: int | None = None
+    signal: int | None = None
+    limit: Limit | None = None
+    wall_time: float = 0.0
+    cpu_time: float = 0.0
+    memory_peak: int = 0
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.limit is None and self.exit_code == 0

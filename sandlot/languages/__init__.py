@@ -1,0 +1,9 @@
+"""languages — the table of what sandlot can run: one row per language, data only.
+
+Adding a language is one row in `table.py` plus its tests; the engine has no per-language code.
+"""
+
+from sandlot.languages.registry import Language, Registry
+from sandlot.languages.table import LANGUAGES
+
+__all__ = ["LANGUAGES", "Language", "Registry"]

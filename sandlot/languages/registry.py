@@ -1,0 +1,109 @@
+"""What a language row provides, and the registry that resolves names and checks availability."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from sandlot.errors import UnknownLanguage
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """One row of the table.
+
+    argv templates may use {src} (the source file), {runtime} (the sandbox runtime dir),
+    {memory_mb} (the run's memory limit) and {heap_mb} (three quarters of it, for managed heaps).
+    """
+
+    name: str
+    source: str  # file the code is written to, in the work dir
+    run: tuple[str, ...]
+    compile: tuple[str, ...] | None = None
+    artifacts: tuple[str, ...] = ()  # what the compile step leaves for the run step
+    version: tuple[str, ...] = ()  # argv printing the toolchain version (first line is kept)
+    aliases: tuple[str, ...] = ()
+    binds: tuple[str, ...] = ()  # extra read-only host paths the toolchain needs
+    env: dict[str, str] = field(default_factory=dict)
+    requires: tuple[str, ...] = ()  # host paths that must exist for the language to be usable
+    apt: tuple[str, ...] = ()  # Debian packages `sandlot setup` installs for it
+    harness: str | None = None  # how `{"input", "expected"}` test cases are evaluated
+    pids: int = 0  # processes/threads the toolchain needs at least (the JVM's threads)
+    summary: str = ""
+
+    def argv(self, template: tuple[str, ...], runtime: str, memory_mb: int) -> tuple[str, ...]:
+        values = {
+            "src": self.source,
+            "runtime": runtime,
+            "memory_mb": memory_mb,
+            "heap_mb": max(16, memory_mb * 3 // 4),
+        }
+        return tuple(part.format(**values) for part in template)
+
+    def resolved_binds(self, runtime: str) -> tuple[str, ...]:
+        return tuple(b.format(runtime=runtime) for b in self.binds)
+
+    def resolved_env(self, runtime: str) -> dict[str, str]:
+        return {k: v.format(runtime=runtime) for k, v in self.env.items()}
+
+    def missing(self, runtime: str) -> list[str]:
+        return [p for p in (r.format(runtime=runtime) for r in self.requires) if not os.path.exists(p)]
+
+
+@dataclass(slots=True)
+class Availability:
+    available: bool
+    version: str | None
+    reason: str | None
+
+
+class Registry:
+    """Resolves names and aliases to rows and knows which rows this machine can run."""
+
+    def __init__(self, rows: Iterable[Language], runtime: str) -> None:
+        self.runtime = runtime
+        self.rows = {row.name: row for row in rows}
+        self.names: dict[str, str] = {}
+        for row in self.rows.values():
+            for key in (row.name, *row.aliases):
+                self.names[key] = row.name
+                self.names.setdefault(key.lower(), row.name)
+        self.status: dict[str, Availability] = {}
+
+    def get(self, name: str) -> Language:
+        key = self.names.get(name) or self.names.get(name.lower())
+        if key is None:
+            raise UnknownLanguage(name, list(self.rows))
+        return self.rows[key]
+
+    def probe(self) -> dict[str, Availability]:
+        """Check every row's toolchain once (in parallel) and remember the versions."""
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            results = pool.map(self._probe_one, self.rows.values())
+            self.status = dict(zip(self.rows, results, strict=True))
+        return self.status
+
+    def _probe_one(self, row: Language) -> Availability:
+        missing = row.missing(self.runtime)
+        if missing:
+            return Availability(
+                False, None, f"not installed on this server (missing {', '.join(missing)}); "
+                f"an operator adds it with `sandlot setup --languages {row.name}`"
+            )
+        if not row.version:
+            return Availability(True, None, None)
+        argv = [p.format(runtime=self.runtime) for p in row.version]
+        try:
+            done = subprocess.run(
+                argv, capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"}
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Availability(False, None, f"version probe failed: {exc}")
+        text = (done.stdout or done.stderr).decode(errors="replace").strip()
+        return Availability(True, text.splitlines()[0] if text else None, None)
+
+    def available(self, name: str) -> Availability:
+        return self.status.get(name) or self._probe_one(self.rows[name])

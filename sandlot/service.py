@@ -1,0 +1,100 @@
+"""The application object: config, jail, languages and executor, built and torn down in one place.
+
+The HTTP API, the CLI and the tests all drive this object; none of them builds the parts itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandlot.config import Config
+from sandlot.errors import JailUnavailable
+from sandlot.executor import Executor
+from sandlot.jail import Jail, JailConfig
+from sandlot.languages import LANGUAGES, Registry
+
+
+@dataclass(slots=True)
+class Health:
+    ready: bool
+    problem: str | None
+    slots: int
+    busy: int
+    queued: int
+    cgroup_version: int
+
+
+class Service:
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or Config.load()
+        self.registry = Registry(LANGUAGES, self.config.runtime_dir)
+        self.jail: Jail | None = None
+        self.executor: Executor | None = None
+        self.problem: str | None = None
+
+    def start(self) -> Service:
+        """Set the jail up; on failure remember why and refuse runs (never run with less)."""
+        cfg = self.config
+        self.registry.probe()
+        jail = Jail(
+            JailConfig(
+                slots=cfg.slots,
+                uid_base=cfg.uid_base,
+                state_dir=cfg.state_dir,
+                disk=cfg.disk_bytes,
+                tmp_size=cfg.tmp_bytes,
+                shm_size=cfg.tmp_bytes,
+            )
+        )
+        try:
+            jail.start()
+        except JailUnavailable as exc:
+            self.problem = str(exc)
+            return self
+        self.jail = jail
+        self.executor = Executor(cfg, jail, self.registry)
+        return self
+
+    def close(self) -> None:
+        if self.executor is not None:
+            self.executor.close()
+            self.executor = None
+        if self.jail is not None:
+            self.jail.close()
+            self.jail = None
+
+    def require_executor(self) -> Executor:
+        if self.executor is None:
+            raise JailUnavailable(
+                f"isolation is not available, so this server runs no code: {self.problem}"
+            )
+        return self.executor
+
+    def health(self) -> Health:
+        adm = self.executor.admission if self.executor else None
+        return Health(
+            ready=self.executor is not None,
+            problem=self.problem,
+            slots=self.config.slots,
+            busy=adm.busy if adm else 0,
+            queued=adm.waiting if adm else 0,
+            cgroup_version=self.jail.cgroup_version if self.jail else 0,
+        )
+
+    def languages(self) -> list[dict[str, object]]:
+        out = []
+        for row in self.registry.rows.values():
+            status = self.registry.available(row.name)
+            out.append(
+                {
+                    "name": row.name,
+                    "aliases": list(row.aliases),
+                    "available": status.available,
+                    "version": status.version,
+                    "reason": status.reason,
+                    "compiled": row.compile is not None,
+                    "test_cases": ["stdin", "expression"] if row.harness else ["stdin"],
+                    "summary": row.summary,
+                }
+            )
+        return out

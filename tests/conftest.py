@@ -1,0 +1,123 @@
+"""Fixtures: a real `sandlot serve` on 127.0.0.1, and checks that nothing outlives the runs."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STATE_DIR = "/run/sandlot-test"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A `sandlot serve` subprocess; `url` is where it listens."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(f"/tmp/sandlot-test-{self.port}.log", "w+b")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "sandlot", "serve", "--host", "127.0.0.1",
+             "--port", str(self.port), *args],
+            cwd=ROOT,
+            env={**os.environ, "SANDLOT_STATE_DIR": STATE_DIR, **(env or {})},
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def wait_ready(self, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited early:\n{self.output()}")
+            try:
+                if httpx.get(self.url + "/v1/ping", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"server not ready in {timeout}s:\n{self.output()}")
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-5000:]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    srv = Server("--slots", "2")
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()
+    assert_nothing_left()
+
+
+@pytest.fixture(scope="session")
+def client(server: Server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=120) as c:
+        yield c
+
+
+@pytest.fixture
+def run(client: httpx.Client, server: Server):
+    """POST /run_code and return the JSON body; asserts HTTP 200 and a live server after."""
+
+    def _run(code: str, language: str, **fields) -> dict:
+        r = client.post("/run_code", json={"code": code, "language": language, **fields})
+        assert r.status_code == 200, r.text
+        assert server.alive()
+        return r.json()
+
+    return _run
+
+
+def sandlot_processes() -> list[str]:
+    """Processes that belong to sandbox uids (61000 and up) on this machine."""
+    out = subprocess.run(["ps", "-eo", "uid=,pid=,args="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if 61000 <= int(line.split()[0]) < 62000]
+
+
+def assert_nothing_left() -> None:
+    """After a server stops: no sandbox process, mount, state dir or cgroup of it remains."""
+    deadline = time.monotonic() + 10
+    while sandlot_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sandlot_processes() == []
+    mounts = Path("/proc/self/mounts").read_text()
+    assert STATE_DIR not in mounts
+    assert not Path(STATE_DIR).exists() or list(Path(STATE_DIR).iterdir()) == []
+    leftovers = [
+        str(p)
+        for p in Path("/sys/fs/cgroup").glob("*/**/sandlot-*")
+        if p.is_dir() and p.name.split("-")[1] != str(os.getpid())
+    ]
+    assert leftovers == []

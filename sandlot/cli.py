@@ -53,8 +53,12 @@ def serve(
 @app.command()
 def run(
     file: Annotated[Path, typer.Argument(help="source file to run", exists=True, dir_okay=False)],
-    language: Annotated[str | None, typer.Option("--language", "-l", help="default: from the file suffix")] = None,
-    stdin: Annotated[str | None, typer.Option(help="text to feed on stdin ('-' reads ours)")] = None,
+    language: Annotated[
+        str | None, typer.Option("--language", "-l", help="default: from the file suffix")
+    ] = None,
+    stdin: Annotated[
+        str | None, typer.Option(help="text to feed on stdin ('-' reads ours)")
+    ] = None,
     timeout: Annotated[float | None, typer.Option(help="run timeout in seconds")] = None,
     memory: Annotated[int | None, typer.Option(help="memory limit in MiB")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the API's JSON response")] = False,
@@ -98,7 +102,8 @@ def run(
                 f"[dim]{step}: {res.status.value} exit={res.return_code} "
                 f"time={res.execution_time:.3f}s cpu={res.cpu_time:.3f}s "
                 f"mem={(res.memory_peak_bytes or 0) / 2**20:.1f}MiB"
-                + (f" limit={res.limit}" if res.limit else "") + "[/dim]"
+                + (f" limit={res.limit}" if res.limit else "")
+                + "[/dim]"
             )
         if body.message:
             err.print(f"[red]{body.message}[/red]")
@@ -137,7 +142,9 @@ def languages(
 
 @app.command()
 def setup(
-    languages: Annotated[str | None, typer.Option(help="comma-separated subset (default: all)")] = None,
+    languages: Annotated[
+        str | None, typer.Option(help="comma-separated subset (default: all)")
+    ] = None,
     config: ConfigOpt = None,
 ) -> None:
     """Install what is missing: bubblewrap, toolchains, the sandbox runtimes."""

@@ -32,7 +32,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("queue_timeout", 60.0, "seconds a request may wait for a slot before a 504"),
     Setting("uid_base", 61000, "uid of slot 0; slot k runs as uid_base + k"),
     Setting("state_dir", "/run/sandlot", "where the jail keeps per-slot work dirs"),
-    Setting("runtime_dir", "/opt/sandlot", "sandbox runtimes (Python, Go, ...) made by `sandlot setup`"),
+    Setting(
+        "runtime_dir", "/opt/sandlot", "sandbox runtimes (Python, Go, ...) made by `sandlot setup`"
+    ),
     Setting("run_timeout", 10.0, "default wall-clock seconds of a run"),
     Setting("max_run_timeout", 300.0, "largest run_timeout a request may ask for"),
     Setting("compile_timeout", 10.0, "default wall-clock seconds of a compile step"),
@@ -78,7 +80,7 @@ class Config:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> Config:
-        """Defaults, then the TOML file (path or $SANDLOT_CONFIG), then $SANDLOT_*, then overrides."""
+        """Defaults, then the TOML file (path or $SANDLOT_CONFIG), $SANDLOT_*, overrides."""
         values = {s.name: s.default for s in SETTINGS}
         path = path or os.environ.get("SANDLOT_CONFIG")
         if path:

@@ -14,7 +14,11 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STATE_DIR = "/run/sandlot-test"
+STATE_DIR = f"/run/sandlot-test-{os.getpid()}"
+# A uid range of this test session's own, so that sandboxes of other sandlot servers on the same
+# machine (a developer's, a benchmark's) are never mistaken for leftovers of ours.
+UID_BASE = 63000 + (os.getpid() % 100) * 20
+UIDS = range(UID_BASE, UID_BASE + 20)
 
 
 def free_port() -> int:
@@ -34,7 +38,12 @@ class Server:
             [sys.executable, "-m", "sandlot", "serve", "--host", "127.0.0.1",
              "--port", str(self.port), *args],
             cwd=ROOT,
-            env={**os.environ, "SANDLOT_STATE_DIR": STATE_DIR, **(env or {})},
+            env={
+                **os.environ,
+                "SANDLOT_STATE_DIR": STATE_DIR,
+                "SANDLOT_UID_BASE": str(UID_BASE),
+                **(env or {}),
+            },
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -78,7 +87,7 @@ def server() -> Iterator[Server]:
         yield srv
     finally:
         srv.stop()
-    assert_nothing_left()
+    assert_nothing_left(srv.proc.pid)
 
 
 @pytest.fixture(scope="session")
@@ -101,12 +110,12 @@ def run(client: httpx.Client, server: Server):
 
 
 def sandlot_processes() -> list[str]:
-    """Processes that belong to sandbox uids (61000 and up) on this machine."""
+    """Processes that run as one of this test session's sandbox uids."""
     out = subprocess.run(["ps", "-eo", "uid=,pid=,args="], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if 61000 <= int(line.split()[0]) < 62000]
+    return [line for line in out.splitlines() if int(line.split()[0]) in UIDS]
 
 
-def assert_nothing_left() -> None:
+def assert_nothing_left(server_pid: int) -> None:
     """After a server stops: no sandbox process, mount, state dir or cgroup of it remains."""
     deadline = time.monotonic() + 10
     while sandlot_processes() and time.monotonic() < deadline:
@@ -114,10 +123,8 @@ def assert_nothing_left() -> None:
     assert sandlot_processes() == []
     mounts = Path("/proc/self/mounts").read_text()
     assert STATE_DIR not in mounts
-    assert not Path(STATE_DIR).exists() or list(Path(STATE_DIR).iterdir()) == []
-    leftovers = [
-        str(p)
-        for p in Path("/sys/fs/cgroup").glob("*/**/sandlot-*")
-        if p.is_dir() and p.name.split("-")[1] != str(os.getpid())
-    ]
+    if Path(STATE_DIR).exists():
+        assert list(Path(STATE_DIR).iterdir()) == []
+        Path(STATE_DIR).rmdir()
+    leftovers = list(Path("/sys/fs/cgroup").glob(f"*/**/sandlot-{server_pid}-*"))
     assert leftovers == []

@@ -72,7 +72,7 @@ def create_app(service: Service) -> FastAPI:
             "slots": h.slots,
             "busy": h.busy,
             "queued": h.queued,
-            "languages": [l["name"] for l in service.languages() if l["available"]],
+            "languages": [row["name"] for row in service.languages() if row["available"]],
         }
         return JSONResponse(body, status_code=200 if h.ready else 503)
 

@@ -51,4 +51,6 @@ def install(app: FastAPI) -> None:
 def jsonable(errors: object) -> object:
     from fastapi.encoders import jsonable_encoder
 
-    return jsonable_encoder(errors, custom_encoder={Exception: str, bytes: lambda b: b.decode(errors="replace")})
+    return jsonable_encoder(
+        errors, custom_encoder={Exception: str, bytes: lambda b: b.decode(errors="replace")}
+    )

@@ -66,7 +66,9 @@ class CommandRunResult(BaseModel):
     # sandlot's extra fields
     cpu_time: float | None = None
     memory_peak_bytes: int | None = None
-    limit: str | None = Field(None, description="which limit ended the run: time, cpu, memory, output")
+    limit: str | None = Field(
+        None, description="which limit ended the run: time, cpu, memory, output"
+    )
     signal: int | None = None
     stdout_truncated: bool = False
     stderr_truncated: bool = False

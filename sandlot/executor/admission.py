@@ -30,7 +30,7 @@ class Admission:
     async def slot(self) -> AsyncIterator[int]:
         if self._free.empty() and self.waiting >= self.queue_size:
             raise Overloaded(
-                f"all {self.slots} slots are busy and {self.waiting} requests are queued; retry later"
+                f"all {self.slots} slots are busy and {self.waiting} requests wait; retry later"
             )
         self.waiting += 1
         try:

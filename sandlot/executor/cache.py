@@ -22,8 +22,10 @@ class Build:
 
     @property
     def size(self) -> int:
-        return sum(len(v) for v in self.artifacts.values()) + len(self.outcome.stdout) + len(
-            self.outcome.stderr
+        return (
+            sum(len(v) for v in self.artifacts.values())
+            + len(self.outcome.stdout)
+            + len(self.outcome.stderr)
         )
 
 

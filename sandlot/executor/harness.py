@@ -42,11 +42,13 @@ _JAVASCRIPT = """
     if (expected === undefined && expectedText.trim() !== "undefined") {{
       passed = String(actual) === expectedText;
     }} else if (typeof actual === "number" && typeof expected === "number") {{
-      passed = actual === expected || Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+      const scale = Math.max(1, Math.abs(expected));
+      passed = actual === expected || Math.abs(actual - expected) <= 1e-9 * scale;
     }} else {{
       passed = util.isDeepStrictEqual(actual, expected);
     }}
-    fs.writeFileSync({result}, JSON.stringify({{ passed, actual: util.inspect(actual, {{ depth: 6 }}) }}));
+    const shown = util.inspect(actual, {{ depth: 6 }});
+    fs.writeFileSync({result}, JSON.stringify({{ passed, actual: shown }}));
   }};
   Promise.resolve(eval({input})).then(finish);
 }})();
@@ -59,6 +61,8 @@ def program(harness: str, code: str, input_expr: str, expected: str) -> str:
     template = HARNESSES[harness]
     if harness == "javascript":
         return code + template.format(
-            input=json.dumps(input_expr), expected=json.dumps(expected), result=json.dumps(RESULT_FILE)
+            input=json.dumps(input_expr),
+            expected=json.dumps(expected),
+            result=json.dumps(RESULT_FILE),
         )
     return code + template.format(input=input_expr, expected=expected, result=RESULT_FILE)

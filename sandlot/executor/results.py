@@ -67,4 +67,6 @@ class TestRun:
 
     @property
     def passed(self) -> bool:
-        return self.execution.error is None and bool(self.cases) and all(c.passed for c in self.cases)
+        return (
+            self.execution.error is None and bool(self.cases) and all(c.passed for c in self.cases)
+        )

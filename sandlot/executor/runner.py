@@ -74,7 +74,9 @@ class Executor:
         cfg = self.config
         row = self.registry.get(req.language)
         if len(req.code.encode()) > cfg.max_code_bytes:
-            raise TooLarge(f"code is larger than the {cfg.max_code_bytes} bytes this server accepts")
+            raise TooLarge(
+                f"code is larger than the {cfg.max_code_bytes} bytes this server accepts"
+            )
         if sum(len(v) for v in req.files.values()) > cfg.max_files_bytes:
             raise TooLarge(f"files total more than the {cfg.max_files_bytes} bytes allowed")
         for name in (*req.files, *req.fetch):
@@ -85,7 +87,9 @@ class Executor:
             (req.memory_mb, cfg.max_memory_mb, "memory_limit_MB"),
         ):
             if value is not None and value > limit:
-                raise InvalidRequest(f"{what}={value:g} is above this server's maximum of {limit:g}")
+                raise InvalidRequest(
+                    f"{what}={value:g} is above this server's maximum of {limit:g}"
+                )
             if value is not None and value <= 0 and what != "memory_limit_MB":
                 raise InvalidRequest(f"{what} must be positive, got {value:g}")
         return row

@@ -17,7 +17,12 @@ HOST_ETC = (
     "/etc/ssl",
 )
 # Merged-/usr links, as on the host.
-USR_LINKS = (("usr/bin", "/bin"), ("usr/lib", "/lib"), ("usr/lib64", "/lib64"), ("usr/sbin", "/sbin"))
+USR_LINKS = (
+    ("usr/bin", "/bin"),
+    ("usr/lib", "/lib"),
+    ("usr/lib64", "/lib64"),
+    ("usr/sbin", "/sbin"),
+)
 SYNTHETIC_ETC = ("passwd", "group", "hosts", "hostname", "nsswitch.conf")
 
 BOX_WORKDIR = "/work"

@@ -7,6 +7,7 @@ group, so limits and readings are taken relative to its own baseline.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,10 @@ class SlotCgroup:
     def pids(self) -> list[int]:
         raise NotImplementedError
 
+    def task_count(self) -> int:
+        """Tasks charged to the slot, zombies not yet reaped included."""
+        raise NotImplementedError
+
     def remove(self) -> None:
         raise NotImplementedError
 
@@ -92,9 +97,11 @@ class CgroupV1(SlotCgroup):
         mem = self.dirs["memory"]
         # memsw must stay >= the plain limit, so the order depends on the direction of the change.
         current = int((mem / "memory.limit_in_bytes").read_text())
-        files = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"] if self.memsw else [
-            "memory.limit_in_bytes"
-        ]
+        files = (
+            ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+            if self.memsw
+            else ["memory.limit_in_bytes"]
+        )
         for name in files if memory <= current else reversed(files):
             _write(mem / name, memory)
         _write(self.dirs["pids"] / "pids.max", pids)
@@ -120,6 +127,9 @@ class CgroupV1(SlotCgroup):
 
     def pids(self) -> list[int]:
         return [int(p) for p in (self.dirs["pids"] / "cgroup.procs").read_text().split()]
+
+    def task_count(self) -> int:
+        return int((self.dirs["pids"] / "pids.current").read_text())
 
     def remove(self) -> None:
         for d in self.dirs.values():
@@ -165,15 +175,16 @@ class CgroupV2(SlotCgroup):
     def pids(self) -> list[int]:
         return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
 
+    def task_count(self) -> int:
+        return int((self.path / "pids.current").read_text())
+
     def remove(self) -> None:
         _rmdir(self.path)
 
 
 def _rmdir(path: Path) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         path.rmdir()
-    except FileNotFoundError:
-        pass
 
 
 class CgroupTree:
@@ -218,10 +229,8 @@ class CgroupTree:
                 mem_root = self.roots["memory"]
                 if (mem_root / "memory.use_hierarchy").exists():
                     # The slot's limit must also count what its children use.
-                    try:
+                    with contextlib.suppress(OSError):
                         _write(mem_root / "memory.use_hierarchy", 1)
-                    except OSError:
-                        pass
                 return CgroupV1(dirs)
             root = self.roots[""]
             root.mkdir(parents=True, exist_ok=True)

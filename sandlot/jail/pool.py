@@ -138,7 +138,9 @@ class Jail:
             )
         max_userns = Path("/proc/sys/user/max_user_namespaces")
         if max_userns.exists() and max_userns.read_text().strip() == "0":
-            raise JailUnavailable("unprivileged user namespaces are disabled (user.max_user_namespaces=0)")
+            raise JailUnavailable(
+                "unprivileged user namespaces are disabled (user.max_user_namespaces=0)"
+            )
         clean_stale(cfg.state_dir)
         bpf = compile_filter()
         self.cgroups = CgroupTree(self.instance)

@@ -32,7 +32,15 @@ DENIED = (
 
 # clone() flags that would make a new namespace from inside the box (mount, cgroup, uts, ipc,
 # user, pid, net).
-CLONE_NEW_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+CLONE_NEW_FLAGS = (
+    0x00020000,
+    0x02000000,
+    0x04000000,
+    0x08000000,
+    0x10000000,
+    0x20000000,
+    0x40000000,
+)
 
 
 def compile_filter() -> bytes:

@@ -10,6 +10,7 @@ Run as `python -m sandlot.jail FD`; the first message on FD is the SlotConfig.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
@@ -251,17 +252,15 @@ class Spawner:
         while True:
             _reap()
             left = [p for p in self.config.cgroup.pids() if p != me]
-            if not left:
-                return
+            if not left and self.config.cgroup.task_count() <= 1:
+                return  # only the spawner: every process ended and was reaped
             waited = time.monotonic() - start
             if waited > SWEEP_DEADLINE:
                 raise JailError(f"slot {self.config.index}: processes {left} survived the run")
             if waited > SWEEP_GRACE:
                 for p in left:
-                    try:
+                    with contextlib.suppress(ProcessLookupError):
                         os.kill(p, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
             time.sleep(0.001)
 
     # -- the loop ------------------------------------------------------------------------------
@@ -326,4 +325,3 @@ def main() -> None:
     config.cgroup.join(os.getpid())
     conn.send(("ready", os.getpid()))
     Spawner(config, conn).serve()
-

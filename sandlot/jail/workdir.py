@@ -67,7 +67,9 @@ def read_back(root: str, names: tuple[str, ...], budget: int) -> dict[str, bytes
     return out
 
 
-def _collect(dir_fd: int, parts: tuple[str, ...], key: str, out: dict[str, bytes], budget: int) -> int:
+def _collect(
+    dir_fd: int, parts: tuple[str, ...], key: str, out: dict[str, bytes], budget: int
+) -> int:
     fd = -1
     try:
         for i, part in enumerate(parts):

@@ -50,7 +50,9 @@ class Language:
         return {k: v.format(runtime=runtime) for k, v in self.env.items()}
 
     def missing(self, runtime: str) -> list[str]:
-        return [p for p in (r.format(runtime=runtime) for r in self.requires) if not os.path.exists(p)]
+        return [
+            p for p in (r.format(runtime=runtime) for r in self.requires) if not os.path.exists(p)
+        ]
 
 
 @dataclass(slots=True)
@@ -90,8 +92,10 @@ class Registry:
         missing = row.missing(self.runtime)
         if missing:
             return Availability(
-                False, None, f"not installed on this server (missing {', '.join(missing)}); "
-                f"an operator adds it with `sandlot setup --languages {row.name}`"
+                False,
+                None,
+                f"not installed on this server (missing {', '.join(missing)}); "
+                f"an operator adds it with `sandlot setup --languages {row.name}`",
             )
         if not row.version:
             return Availability(True, None, None)

@@ -27,6 +27,13 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _config(path: Path | None, **overrides: object) -> Config:
+    try:
+        return Config.load(path, **overrides)
+    except SandlotError as exc:
+        raise _fail(str(exc)) from None
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="bind address (default 127.0.0.1)")] = None,
@@ -40,10 +47,7 @@ def serve(
     from sandlot.api import create_app
     from sandlot.service import Service
 
-    try:
-        cfg = Config.load(config, host=host, port=port, slots=slots)
-    except SandlotError as exc:
-        raise _fail(str(exc)) from None
+    cfg = _config(config, host=host, port=port, slots=slots)
     service = Service(cfg).start()
     if service.problem:
         err.print(f"[red]isolation unavailable, no code will run:[/red] {service.problem}")
@@ -69,7 +73,7 @@ def run(
     from sandlot.executor import CodeRequest
     from sandlot.service import Service
 
-    cfg = Config.load(config, slots=1)
+    cfg = _config(config, slots=1)
     service = Service(cfg).start()
     try:
         name = language or _language_of(file, service)
@@ -125,7 +129,7 @@ def languages(
     """List the languages this server can run, with versions."""
     from sandlot.service import Service
 
-    service = Service(Config.load(config))
+    service = Service(_config(config))
     service.registry.probe()
     rows = service.languages()
     if as_json:
@@ -150,7 +154,7 @@ def setup(
     """Install what is missing: bubblewrap, toolchains, the sandbox runtimes."""
     from sandlot import install
 
-    cfg = Config.load(config)
+    cfg = _config(config)
     chosen = [x.strip() for x in languages.split(",")] if languages else None
     try:
         install.install(chosen, runtime_dir=cfg.runtime_dir, log=console.print)
@@ -161,7 +165,7 @@ def setup(
 @app.command("config")
 def show_config(config: ConfigOpt = None) -> None:
     """Show every setting with its value and meaning."""
-    cfg = Config.load(config)
+    cfg = _config(config)
     table = Table("setting", "value", "env", "help")
     for s in SETTINGS:
         table.add_row(s.name, str(getattr(cfg, s.name)), f"SANDLOT_{s.name.upper()}", s.help)

@@ -31,6 +31,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("queue_size", 256, "requests that may wait for a slot; beyond it the answer is 504"),
     Setting("queue_timeout", 60.0, "seconds a request may wait for a slot before a 504"),
     Setting("uid_base", 61000, "uid of slot 0; slot k runs as uid_base + k"),
+    Setting("bwrap", "/usr/bin/bwrap", "the bubblewrap binary"),
     Setting("state_dir", "/run/sandlot", "where the jail keeps per-slot work dirs"),
     Setting(
         "runtime_dir", "/opt/sandlot", "sandbox runtimes (Python, Go, ...) made by `sandlot setup`"
@@ -61,6 +62,7 @@ class Config:
     queue_size: int
     queue_timeout: float
     uid_base: int
+    bwrap: str
     state_dir: str
     runtime_dir: str
     run_timeout: float

@@ -40,6 +40,7 @@ class Service:
             JailConfig(
                 slots=cfg.slots,
                 uid_base=cfg.uid_base,
+                bwrap=cfg.bwrap,
                 state_dir=cfg.state_dir,
                 disk=cfg.disk_bytes,
                 tmp_size=cfg.tmp_bytes,

@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -40,7 +40,7 @@ class JailConfig:
     shm_size: int = 64 << 20
     max_files: int = 16384  # inodes of the work dir
     fetch_budget: int = 64 << 20
-    bwrap: str = field(default_factory=lambda: shutil.which("bwrap") or "/usr/bin/bwrap")
+    bwrap: str = "/usr/bin/bwrap"
 
 
 class _Slot:

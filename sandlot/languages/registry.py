@@ -107,7 +107,12 @@ class Registry:
         except (OSError, subprocess.TimeoutExpired) as exc:
             return Availability(False, None, f"version probe failed: {exc}")
         text = (done.stdout or done.stderr).decode(errors="replace").strip()
-        return Availability(True, text.splitlines()[0] if text else None, None)
+        first = text.splitlines()[0] if text else None
+        if done.returncode != 0:
+            return Availability(
+                False, None, f"broken on this server: {' '.join(argv)} says {first}"
+            )
+        return Availability(True, first, None)
 
     def available(self, name: str) -> Availability:
         return self.status.get(name) or self._probe_one(self.rows[name])

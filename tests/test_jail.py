@@ -1,0 +1,82 @@
+"""The jail on its own: outcomes, cleanliness after many runs, and refusing to run without a layer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sandlot.errors import JailUnavailable
+from sandlot.jail import Jail, JailConfig, Limit, Limits, RunSpec
+from tests.conftest import Server, assert_nothing_left
+
+STATE = f"/run/sandlot-jailtest-{os.getpid()}"
+
+
+@pytest.fixture(scope="module")
+def jail():
+    with Jail(JailConfig(slots=2, uid_base=64000, state_dir=STATE)) as j:
+        yield j
+    assert not any(STATE in line for line in Path("/proc/self/mounts").read_text().splitlines())
+    Path(STATE).rmdir()
+
+
+def test_outcome_of_a_plain_run(jail):
+    out = jail.run(0, RunSpec(argv=("/bin/sh", "-c", "echo out; echo err >&2; exit 7")))
+    assert (out.exit_code, out.signal, out.limit) == (7, None, None)
+    assert out.stdout == b"out\n" and out.stderr == b"err\n"
+    assert out.wall_time > 0 and out.cpu_time > 0
+
+
+def test_limits_fire_and_are_named(jail):
+    out = jail.run(1, RunSpec(argv=("/bin/sh", "-c", "head -c 5000000 /dev/zero"),
+                              limits=Limits(output=1 << 20)))  # fmt: skip
+    assert out.limit is Limit.OUTPUT and out.stdout_truncated and len(out.stdout) == 1 << 20
+    out = jail.run(1, RunSpec(argv=("/bin/sh", "-c", "while :; do :; done"),
+                              limits=Limits(wall_time=30, cpu_time=1)))  # fmt: skip
+    assert out.limit is Limit.CPU_TIME and out.wall_time < 10
+
+
+def test_environment_is_only_what_the_run_gives(jail):
+    os.environ["SANDLOT_CANARY"] = "leak"
+    try:
+        out = jail.run(0, RunSpec(argv=("/usr/bin/env",), env={"EXTRA": "1"}))
+    finally:
+        del os.environ["SANDLOT_CANARY"]
+    names = {line.split("=", 1)[0] for line in out.stdout.decode().splitlines()}
+    assert names == {"PATH", "HOME", "TMPDIR", "LANG", "USER", "PWD", "EXTRA"}
+
+
+def test_nothing_accumulates_over_many_runs(jail):
+    before = {s.config.index: s.config.cgroup.read().memory_usage for s in jail.slots}
+    for i in range(1000):
+        out = jail.run(i % 2, RunSpec(argv=("/bin/sh", "-c", "sleep 0.001 & echo x > f; exit 0"),
+                                      files={"in.txt": b"x"}))  # fmt: skip
+        assert out.exit_code == 0
+    for slot in jail.slots:
+        assert slot.config.cgroup.task_count() == 1, "only the spawner may remain in the slot"
+        assert os.listdir(slot.config.layout.workdir) == []
+        grown = slot.config.cgroup.read().memory_usage - before[slot.config.index]
+        assert grown < 64 << 20, f"slot memory grew by {grown} bytes over 1000 runs"
+
+
+def test_missing_bubblewrap_refuses_to_start():
+    with pytest.raises(JailUnavailable, match="bubblewrap not found"):
+        Jail(JailConfig(slots=1, bwrap="/nonexistent/bwrap", state_dir=STATE + "-x")).start()
+
+
+def test_server_without_isolation_runs_nothing():
+    srv = Server(env={"SANDLOT_BWRAP": "/nonexistent/bwrap"})
+    try:
+        srv.wait_ready()
+        health = httpx.get(srv.url + "/health")
+        assert health.status_code == 503
+        assert "bubblewrap not found" in health.json()["isolation"]["problem"]
+        r = httpx.post(srv.url + "/run_code", json={"code": "print(1)", "language": "python"})
+        assert r.status_code == 503
+        assert "runs no code" in r.json()["detail"]
+    finally:
+        srv.stop()
+    assert_nothing_left(srv.proc.pid)

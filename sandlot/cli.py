@@ -157,7 +157,10 @@ def setup(
     cfg = _config(config)
     chosen = [x.strip() for x in languages.split(",")] if languages else None
     try:
-        install.install(chosen, runtime_dir=cfg.runtime_dir, log=console.print)
+        install.install(
+            chosen, runtime_dir=cfg.runtime_dir,
+            log=lambda line: console.print(line, markup=False, highlight=False),
+        )  # fmt: skip
     except SandlotError as exc:
         raise _fail(str(exc), 1) from None
 

@@ -90,3 +90,16 @@ def test_bad_config_file_is_a_clear_error(tmp_path: Path):
     done = sandlot("config", "--config", str(cfg))
     assert done.returncode != 0
     assert "unknown setting 'no_such_setting'" in done.stderr
+
+
+def test_setup_is_idempotent_and_quick_when_installed():
+    done = sandlot("setup", "--languages", "c,bash")
+    assert done.returncode == 0, done.stderr
+    assert "apt packages: ok (already present)" in done.stdout
+    assert "sandbox python: skipped" in done.stdout
+
+
+def test_setup_unknown_language():
+    done = sandlot("setup", "--languages", "cobol")
+    assert done.returncode != 0
+    assert "unknown language 'cobol'" in done.stderr

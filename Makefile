@@ -1,0 +1,37 @@
+# Set-up and everyday commands. Runs as root on a fresh Debian 12, with make's default shell.
+# `make setup` installs only what is missing, so every other target can depend on it cheaply.
+
+SYSTEM_PYTHON := /usr/bin/python3
+VENV := .venv
+SETUP_ARGS ?=
+PYTEST_ARGS ?=
+
+.PHONY: setup serve test lint
+
+setup: $(VENV)/.installed
+	$(VENV)/bin/sandlot setup $(SETUP_ARGS)
+
+serve: setup
+	exec $(VENV)/bin/sandlot serve --host 127.0.0.1 --port 8080
+
+test: setup
+	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# The server's dependencies, reinstalled only when pyproject.toml changed since the last install.
+$(VENV)/.installed: pyproject.toml $(VENV)/.created
+	$(VENV)/bin/pip install --disable-pip-version-check -e '.[test]'
+	touch $@
+
+# The marker tells a venv made here from Debian's python from one made by anything else (pyenv),
+# which is replaced: the server must not depend on a python that a fresh machine lacks.
+$(VENV)/.created:
+	dpkg-query -W -f='$${Status}' python3-venv 2>/dev/null | grep -q 'ok installed' || \
+	  { apt-get update && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y --no-install-recommends python3-venv; }
+	rm -rf $(VENV)
+	$(SYSTEM_PYTHON) -m venv $(VENV)
+	touch $@

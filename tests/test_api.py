@@ -87,7 +87,10 @@ def test_files_and_fetch_files(run):
 
 
 def test_compiled_language_sees_files_in_both_steps(run):
-    code = '#include <fstream>\n#include <iostream>\nint main(){std::ifstream f("n.txt");int n;f>>n;std::cout<<n*2;}'
+    code = (
+        "#include <fstream>\n#include <iostream>\n"
+        'int main(){std::ifstream f("n.txt");int n;f>>n;std::cout<<n*2;}'
+    )
     out = run(code, "cpp", files={"n.txt": b64(b"21")})
     assert out["run_result"]["stdout"] == "42"
 

@@ -1,4 +1,4 @@
-"""The jail on its own: outcomes, cleanliness after many runs, and refusing to run without a layer."""
+"""The jail on its own: outcomes, nothing left after many runs, no run without every layer."""
 
 from __future__ import annotations
 
@@ -79,4 +79,4 @@ def test_server_without_isolation_runs_nothing():
         assert "runs no code" in r.json()["detail"]
     finally:
         srv.stop()
-    assert_nothing_left(srv.proc.pid)
+    assert_nothing_left(srv)

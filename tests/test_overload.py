@@ -22,7 +22,7 @@ def small_server():
         yield srv
     finally:
         srv.stop()
-    assert_nothing_left(srv.proc.pid)
+    assert_nothing_left(srv)
 
 
 def post(url: str, code: str, **fields) -> tuple[int, dict, float]:

@@ -88,7 +88,9 @@ def command(layout: BoxLayout, spec: RunSpec, seccomp_fd: int) -> list[str]:
         if path not in seen and os.path.exists(path):
             seen.add(path)
             argv += ["--ro-bind", path, path]
-    argv += ["--bind", layout.workdir, BOX_WORKDIR, "--chdir", BOX_WORKDIR]
+    argv += ["--bind", layout.workdir, BOX_WORKDIR]
+    # bwrap's root and /dev are tmpfs the box could fill: read-only once everything is mounted.
+    argv += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", BOX_WORKDIR]
     for key, value in {**DEFAULT_ENV, **spec.env}.items():
         argv += ["--setenv", key, value]
     argv += ["--seccomp", str(seccomp_fd), "--", *spec.argv]

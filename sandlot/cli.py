@@ -51,7 +51,10 @@ def serve(
     service = Service(cfg).start()
     if service.problem:
         err.print(f"[red]isolation unavailable, no code will run:[/red] {service.problem}")
-    uvicorn.run(create_app(service), host=cfg.host, port=cfg.port, log_level="warning")
+    try:
+        uvicorn.run(create_app(service), host=cfg.host, port=cfg.port, log_level="warning")
+    finally:
+        service.close()  # also when uvicorn stops without running the app's shutdown
 
 
 @app.command()

@@ -15,6 +15,7 @@ from typing import Any
 from sandlot.errors import SandlotError
 
 MiB = 1 << 20
+_BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", "127.0.0.1", "address the server binds to"),
     Setting("port", 8080, "port the server listens on"),
+    Setting("warm_python", True, "run Python in forks of a warm interpreter (same box, faster)"),
     Setting("slots", os.cpu_count() or 1, "runs at the same time (one spawner and uid each)"),
     Setting("queue_size", 256, "requests that may wait for a slot; beyond it the answer is 504"),
     Setting("queue_timeout", 60.0, "seconds a request may wait for a slot before a 504"),
@@ -58,6 +60,7 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 class Config:
     host: str
     port: int
+    warm_python: bool
     slots: int
     queue_size: int
     queue_timeout: float
@@ -103,12 +106,18 @@ class Config:
         for f in fields(cls):
             kind = type(_BY_NAME[f.name].default)
             try:
-                typed[f.name] = kind(values[f.name])
-            except (TypeError, ValueError) as exc:
+                typed[f.name] = _coerce(kind, values[f.name])
+            except (TypeError, ValueError, KeyError) as exc:
                 raise SandlotError(
                     f"setting {f.name} must be a {kind.__name__}, got {values[f.name]!r}"
                 ) from exc
         return cls(**typed)
+
+
+def _coerce(kind: type, value: Any) -> Any:
+    if kind is bool and isinstance(value, str):
+        return _BOOL[value.lower()]  # bool("false") would be True
+    return kind(value)
 
 
 def _known(key: str, where: str) -> str:

@@ -41,6 +41,7 @@ class Service:
                 slots=cfg.slots,
                 uid_base=cfg.uid_base,
                 bwrap=cfg.bwrap,
+                etc_entries=self.registry.etc_entries(),
                 state_dir=cfg.state_dir,
                 disk=cfg.disk_bytes,
                 tmp_size=cfg.tmp_bytes,

@@ -1,5 +1,8 @@
 """Security tests as named attacks, each run through a real `sandlot serve`.
 
+Every attack runs twice: against a server whose Python runs in forks of a warm interpreter (the
+zygote, the default) and against one where every run starts bubblewrap and a cold interpreter.
+
 Every test mounts one attack from inside a box, asserts that it was contained, and then that the
 server is still healthy: `/health` answers 200, a trivial run works, and no process of the run
 outlives it. Assertion messages say what leaked.
@@ -20,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import STATE_ROOT, UIDS, Server, sandlot_processes
+from tests.conftest import STATE_ROOT, UIDS, Server, assert_nothing_left, sandlot_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 MiB = 1 << 20
@@ -118,6 +121,25 @@ def assert_healthy(client: httpx.Client, server: Server, spawners_before: set[in
     if spawners_before is not None:
         assert spawners(server) == spawners_before, "the attack killed or replaced a spawner"
     assert server.alive(), f"the server died:\n{server.output()}"
+
+
+@pytest.fixture(scope="module", params=["warm", "cold"])
+def server(request):
+    """Both ways of building a Python box: the zygote and bubblewrap."""
+    warm = "true" if request.param == "warm" else "false"
+    srv = Server("--slots", "2", env={"SANDLOT_WARM_PYTHON": warm})
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()
+    assert_nothing_left(srv)
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with httpx.Client(base_url=server.url, timeout=120) as c:
+        yield c
 
 
 @pytest.fixture(autouse=True)

@@ -122,6 +122,7 @@ class Executor:
             argv=row.argv(argv, runtime, memory_mb),
             env=row.resolved_env(runtime),
             ro_binds=row.resolved_binds(runtime),
+            warm=row.warm and argv == row.run and self.config.warm_python,
             **kw,
         )
 

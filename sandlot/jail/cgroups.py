@@ -15,6 +15,7 @@ from pathlib import Path
 from sandlot.errors import JailUnavailable
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+LIMIT_SLACK = 2 << 20  # a memory limit this close to the one in force is left as it is
 
 
 @dataclass(slots=True)
@@ -88,12 +89,19 @@ class CgroupV1(SlotCgroup):
     def __init__(self, dirs: dict[str, Path]) -> None:
         self.dirs = dirs
         self.memsw = (dirs["memory"] / "memory.memsw.limit_in_bytes").exists()
+        self._limits: tuple[int, int] | None = None
 
     def join(self, pid: int) -> None:
         for d in self.dirs.values():
             _write(d / "cgroup.procs", pid)
 
     def set_limits(self, memory: int, pids: int) -> None:
+        # Runs of a slot mostly ask for the same limits: a few file writes saved per run.
+        if self._limits is not None:
+            last_memory, last_pids = self._limits
+            if last_pids == pids and abs(last_memory - memory) < LIMIT_SLACK:
+                return
+        self._limits = (memory, pids)
         mem = self.dirs["memory"]
         # memsw must stay >= the plain limit, so the order depends on the direction of the change.
         current = int((mem / "memory.limit_in_bytes").read_text())

@@ -35,6 +35,7 @@ class JailConfig:
     uid_base: int = 61000
     state_dir: str = "/run/sandlot"
     ro_binds: tuple[str, ...] = ()
+    etc_entries: tuple[str, ...] = ()  # host /etc paths boxes need beyond bwrap.HOST_ETC
     disk: int = 256 << 20  # work dir tmpfs per slot
     tmp_size: int = 64 << 20
     shm_size: int = 64 << 20
@@ -149,11 +150,8 @@ class Jail:
         os.chmod(cfg.state_dir, 0o711)
         self.state.mkdir(mode=0o711)
         etc = self.state / "etc"
-        etc.mkdir(mode=0o755)
         uids = [cfg.uid_base + i for i in range(cfg.slots)]
-        for name, text in bwrap.synthetic_etc(uids).items():
-            (etc / name).write_text(text)
-            (etc / name).chmod(0o644)
+        bwrap.make_etc(etc, uids, cfg.etc_entries)
         for index, uid in enumerate(uids):
             work = self.state / f"slot-{index}"
             work.mkdir(mode=0o700)
@@ -164,9 +162,12 @@ class Jail:
                 check=True, capture_output=True,
             )  # fmt: skip
             self._mounts.append(work)
+            root = self.state / f"root-{index}"
+            root.mkdir(mode=0o700)
             layout = bwrap.BoxLayout(
                 bwrap=cfg.bwrap,
                 workdir=str(work),
+                root_dir=str(root),
                 etc_dir=str(etc),
                 ro_binds=cfg.ro_binds,
                 tmp_size=cfg.tmp_size,

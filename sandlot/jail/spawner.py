@@ -12,21 +12,26 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import math
 import os
 import resource
 import select
 import signal
+import socket
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 from sandlot.errors import JailError
 from sandlot.jail import bwrap, workdir
 from sandlot.jail.cgroups import SlotCgroup
 from sandlot.jail.seccomp import filter_fd
-from sandlot.jail.spec import Limit, Outcome, RunSpec
+from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -37,7 +42,10 @@ DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
 SWEEP_GRACE = 0.2
 SWEEP_DEADLINE = 5.0
 
+ZYGOTE = str(Path(__file__).with_name("zygote.py"))
+
 _libc = ctypes.CDLL(None, use_errno=True)
+Waiter = Callable[[], int]  # returns the wait status of a box's top process
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +65,50 @@ def _prctl(option: int, arg: int) -> None:
         raise OSError(err, os.strerror(err))
 
 
+class Zygote:
+    """A warm interpreter (zygote.py) that builds boxes with mount syscalls and forks runs."""
+
+    def __init__(self, interpreter: str, bpf: bytes) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc = subprocess.Popen(
+            [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            env={},
+        )
+        theirs.close()
+        self.pid = self.proc.pid
+        self.sock = ours
+        self.sock.send(bpf)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def start(self, request: dict[str, object], fds: tuple[int, ...]) -> int:
+        socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
+        return int(self._recv()["pid"])
+
+    def status(self) -> int:
+        return int(self._recv()["status"])
+
+    def _recv(self) -> dict[str, int]:
+        message = self.sock.recv(4096)
+        if not message:
+            raise OSError("the warm interpreter exited")
+        return json.loads(message)
+
+    def stop(self) -> None:
+        self.sock.close()
+        self.proc.kill()
+        self.proc.wait()
+
+
 class Spawner:
     def __init__(self, config: SlotConfig, conn: Connection) -> None:
         self.config = config
         self.conn = conn
+        self.zygotes: dict[str, Zygote] = {}
 
     # -- one run -------------------------------------------------------------------------------
 
@@ -84,26 +132,28 @@ class Spawner:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         in_r, in_w = os.pipe()
-        exec_r, exec_w = os.pipe()  # close-on-exec: EOF means exec succeeded
-        sc_fd = filter_fd(cfg.seccomp)
-        argv = bwrap.command(cfg.layout, spec, sc_fd)
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child execs or exits
-            self._child(argv, in_r, out_w, err_w, exec_w, sc_fd, limits)
+        setup_r, setup_w = os.pipe()  # EOF: the box is built; bytes: why it could not be
+        ends = (in_r, out_w, err_w, setup_w)
+        try:
+            start = self._start_warm if spec.warm else self._start_bwrap
+            pid, wait_status = start(spec, ends)
+        finally:
+            for fd in ends:
+                os.close(fd)
         started = time.monotonic()
-        for fd in (out_w, err_w, in_r, exec_w, sc_fd):
-            os.close(fd)
-        failure = _read_all(exec_r)
-        os.close(exec_r)
+        failure = _read_all(setup_r)
+        os.close(setup_r)
         if failure:
-            os.waitpid(pid, 0)
+            _kill(pid)
+            wait_status()
             for fd in (out_r, err_r, in_w):
                 os.close(fd)
-            raise JailError(f"cannot start the box: {failure.decode(errors='replace')}")
+            self._sweep()
+            raise JailError(f"cannot build the box: {failure.decode(errors='replace')}")
 
         outcome = Outcome()
         try:
-            status = self._supervise(pid, spec, started, out_r, err_r, in_w, outcome)
+            status = self._supervise(pid, wait_status, spec, started, (out_r, err_r, in_w), outcome)
         finally:
             for fd in (out_r, err_r):
                 os.close(fd)
@@ -127,9 +177,42 @@ class Spawner:
             outcome.files = workdir.read_back(cfg.layout.workdir, spec.fetch, cfg.fetch_budget)
         return outcome
 
+    def _start_bwrap(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
+        sc_fd = filter_fd(self.config.seccomp)
+        argv = bwrap.command(self.config.layout, spec, sc_fd)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child execs or exits
+            self._child(argv, ends, sc_fd, spec.limits)
+        os.close(sc_fd)
+        return pid, lambda: os.waitpid(pid, 0)[1]
+
+    def _start_warm(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
+        cfg = self.config
+        interpreter = spec.argv[0]
+        zygote = self.zygotes.get(interpreter)
+        if zygote is None or not zygote.alive():
+            zygote = self.zygotes[interpreter] = Zygote(interpreter, cfg.seccomp)
+        request = {
+            "root": cfg.layout.root_dir,
+            "plan": bwrap.plan(cfg.layout, spec),
+            "uid": cfg.uid,
+            "hostname": bwrap.HOSTNAME,
+            "cwd": bwrap.BOX_WORKDIR,
+            "env": bwrap.environment(spec),
+            "argv": spec.argv[1:],
+            "rlimits": rlimits(spec.limits),
+        }
+        try:
+            return zygote.start(request, ends), zygote.status
+        except (OSError, ValueError) as exc:
+            zygote.stop()
+            del self.zygotes[interpreter]
+            raise JailError(f"warm interpreter {interpreter} failed: {exc}") from exc
+
     def _child(
-        self, argv: list[str], in_r: int, out_w: int, err_w: int, exec_w: int, sc_fd: int, limits
+        self, argv: list[str], ends: tuple[int, ...], sc_fd: int, limits: Limits
     ) -> None:  # pragma: no cover - runs in the forked child only
+        in_r, out_w, err_w, setup_w = ends
         try:
             os.dup2(in_r, 0)
             os.dup2(out_w, 1)
@@ -138,11 +221,8 @@ class Spawner:
             with open("/proc/self/oom_score_adj", "w") as f:
                 # Make the box, never the spawner that shares its memory cgroup, the OOM victim.
                 f.write("1000")
-            cpu = max(1, math.ceil(limits.cpu_time))
-            _lower_rlimit(resource.RLIMIT_CPU, cpu, cpu + 1)
-            _lower_rlimit(resource.RLIMIT_NOFILE, limits.open_files, limits.open_files)
-            _lower_rlimit(resource.RLIMIT_FSIZE, limits.file_size, limits.file_size)
-            _lower_rlimit(resource.RLIMIT_CORE, 0, 0)
+            for name, (soft, hard) in rlimits(limits).items():
+                resource.setrlimit(getattr(resource, name), (soft, hard))
             os.setgroups([])
             os.setresgid(self.config.gid, self.config.gid, self.config.gid)
             os.setresuid(self.config.uid, self.config.uid, self.config.uid)
@@ -152,19 +232,20 @@ class Spawner:
             if os.getppid() == 1:
                 os._exit(127)
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-            os.execve(argv[0], argv, {})
+            os.execve(argv[0], argv, {})  # setup_w is close-on-exec: EOF tells the spawner
         except BaseException as exc:
             try:
-                os.write(exec_w, f"{type(exc).__name__}: {exc}".encode())
+                os.write(setup_w, f"{type(exc).__name__}: {exc}".encode())
             finally:
                 os._exit(127)
 
     def _supervise(
-        self, pid: int, spec: RunSpec, started: float, out_r: int, err_r: int, in_w: int,
-        outcome: Outcome,
+        self, pid: int, wait_status: Waiter, spec: RunSpec, started: float,
+        fds: tuple[int, int, int], outcome: Outcome,
     ) -> int:  # fmt: skip
         """Feed stdin, drain output under the cap, kill on timeout, overflow or server loss."""
         limits = spec.limits
+        out_r, err_r, in_w = fds
         pidfd = os.pidfd_open(pid)
         poller = select.poll()
         poller.register(pidfd, select.POLLIN)
@@ -188,7 +269,7 @@ class Spawner:
                 now = time.monotonic()
                 if status is None and now >= deadline:
                     outcome.limit = outcome.limit or Limit.WALL_TIME
-                    os.kill(pid, signal.SIGKILL)
+                    _kill(pid)
                     deadline = math.inf
                 if status is not None and now >= drain_until:
                     break  # something outside the box still holds a pipe; the sweep ends it
@@ -196,10 +277,10 @@ class Spawner:
                 for fd, event in poller.poll(None if wait == math.inf else max(0, wait) * 1000):
                     if fd == pidfd:
                         poller.unregister(pidfd)
-                        _, status = os.waitpid(pid, 0)
+                        status = wait_status()
                         drain_until = time.monotonic() + DRAIN_GRACE
                     elif fd == self.conn.fileno():
-                        os.kill(pid, signal.SIGKILL)
+                        _kill(pid)
                         raise SystemExit(0)
                     elif fd == in_w:
                         try:
@@ -227,7 +308,7 @@ class Spawner:
                                 outcome.stderr_truncated = True
                             if status is None and outcome.limit is None:
                                 outcome.limit = Limit.OUTPUT
-                                os.kill(pid, signal.SIGKILL)
+                                _kill(pid)
                         else:
                             buf += chunk
         finally:
@@ -235,8 +316,8 @@ class Spawner:
             if in_w >= 0:
                 os.close(in_w)
         if status is None:
-            os.kill(pid, signal.SIGKILL)
-            _, status = os.waitpid(pid, 0)
+            _kill(pid)
+            status = wait_status()
         outcome.stdout = bytes(streams[out_r])
         outcome.stderr = bytes(streams[err_r])
         return status
@@ -247,13 +328,13 @@ class Spawner:
         Killing bwrap takes its pid namespace down with everything in it; the kill loop here is
         the backstop for anything that lingers past a short grace.
         """
-        me = os.getpid()
+        keep = {os.getpid()} | {z.pid for z in self.zygotes.values()}
         start = time.monotonic()
         while True:
             _reap()
-            left = [p for p in self.config.cgroup.pids() if p != me]
-            if not left and self.config.cgroup.task_count() <= 1:
-                return  # only the spawner: every process ended and was reaped
+            left = [p for p in self.config.cgroup.pids() if p not in keep]
+            if not left and self.config.cgroup.task_count() <= len(keep):
+                return  # only the spawner and its zygotes: every run process ended and was reaped
             waited = time.monotonic() - start
             if waited > SWEEP_DEADLINE:
                 raise JailError(f"slot {self.config.index}: processes {left} survived the run")
@@ -280,12 +361,28 @@ class Spawner:
             self.conn.send(reply)
 
 
-def _lower_rlimit(which: int, soft: int, hard: int) -> None:
-    """Set a limit, never above the current hard one (raising it needs CAP_SYS_RESOURCE)."""
-    _, cur_hard = resource.getrlimit(which)
-    if cur_hard != resource.RLIM_INFINITY:
-        hard = min(hard, cur_hard)
-    resource.setrlimit(which, (min(soft, hard), hard))
+def rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
+    """The rlimits of a box, never above the spawner's own hard limits (raising one needs
+    CAP_SYS_RESOURCE, which root may lack in a container)."""
+    cpu = max(1, math.ceil(limits.cpu_time))
+    wanted = {
+        "RLIMIT_CPU": (cpu, cpu + 1),  # soft < hard: SIGXCPU first, so the verdict is clear
+        "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+        "RLIMIT_FSIZE": (limits.file_size, limits.file_size),
+        "RLIMIT_CORE": (0, 0),
+    }
+    out = {}
+    for name, (soft, hard) in wanted.items():
+        _, ceiling = resource.getrlimit(getattr(resource, name))
+        if ceiling != resource.RLIM_INFINITY:
+            hard = min(hard, ceiling)
+        out[name] = (min(soft, hard), hard)
+    return out
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def _read_all(fd: int) -> bytes:

@@ -42,6 +42,9 @@ class RunSpec:
     `files` are written into the work dir (the box's cwd) before the run; `fetch` names files or
     directories of the work dir to read back after it. `ro_binds` are extra host paths made visible
     read-only at the same place; `env` is the whole environment beyond the jail's defaults.
+
+    `warm` says argv is `PYTHON SCRIPT [ARGS]`: the jail may then run the script in a fresh fork
+    of a warm interpreter instead of starting one, in a box built the same way.
     """
 
     argv: tuple[str, ...]
@@ -51,6 +54,7 @@ class RunSpec:
     env: dict[str, str] = field(default_factory=dict)
     ro_binds: tuple[str, ...] = ()
     limits: Limits = Limits()
+    warm: bool = False
 
 
 @dataclass(slots=True)

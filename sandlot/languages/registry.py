@@ -32,6 +32,7 @@ class Language:
     apt: tuple[str, ...] = ()  # Debian packages `sandlot setup` installs for it
     harness: str | None = None  # how `{"input", "expected"}` test cases are evaluated
     pids: int = 0  # processes/threads the toolchain needs at least (the JVM's threads)
+    warm: bool = False  # run is `PYTHON SCRIPT`: may run in a fork of a warm interpreter
     summary: str = ""
 
     def argv(self, template: tuple[str, ...], runtime: str, memory_mb: int) -> tuple[str, ...]:
@@ -74,6 +75,11 @@ class Registry:
                 self.names[key] = row.name
                 self.names.setdefault(key.lower(), row.name)
         self.status: dict[str, Availability] = {}
+
+    def etc_entries(self) -> tuple[str, ...]:
+        """Host /etc paths some language needs; the jail copies them into the box's /etc."""
+        paths = (b for row in self.rows.values() for b in row.resolved_binds(self.runtime))
+        return tuple(p for p in dict.fromkeys(paths) if p.startswith("/etc/") and os.path.exists(p))
 
     def get(self, name: str) -> Language:
         key = self.names.get(name) or self.names.get(name.lower())

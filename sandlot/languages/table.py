@@ -20,6 +20,7 @@ LANGUAGES: tuple[Language, ...] = (
         requires=(PY,),
         env={"PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"},
         harness="python",
+        warm=True,
         summary="CPython with numpy, pandas, scipy, sympy and pytest",
     ),
     Language(

@@ -1,0 +1,318 @@
+"""A warm Python interpreter that forks a fresh box per run instead of starting a new process.
+
+Started by a slot's spawner as `INTERPRETER -I -S zygote.py FD`, as root, in the slot's cgroups.
+It imports only the standard library (it runs on the sandbox runtime's interpreter, which does not
+have sandlot) and never runs user code itself. For each run it forks:
+
+    A  unshares mount, pid, net, ipc, uts and cgroup namespaces, then waits for B
+    B  pid 1 of the new namespace: builds the box from the spawner's mount plan (the same plan
+       bubblewrap is given), pivots into it, brings loopback up, forks C, drops to the slot uid
+       and reaps until C ends; when B exits the kernel kills whatever is left in the namespace
+    C  drops every capability and the bounding set, takes the slot uid, sets rlimits,
+       no_new_privs and the seccomp filter, then runs the script in this warm interpreter
+
+The result is the box bwrap makes, minus the execs of bwrap and of a cold interpreter
+(research/isolation.md §5). Differences a program can notice: the hash seed is shared by the runs
+of a slot, and `sys.flags` shows -I -S (site is imported after the privileges are dropped).
+
+Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF); then per
+run a JSON request with four fds attached (stdin, stdout, stderr, setup-error pipe); the zygote
+answers {"pid": A} at once and {"status": wait-status} when A has ended.
+"""
+
+import ctypes
+import fcntl
+import json
+import os
+import platform
+import signal
+import socket
+import stat
+import struct
+import sys
+
+CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000
+CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x08000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
+PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 22, 38, 2
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}[platform.machine()]
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
+SETUP_FAILED = 126
+
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
+                       ctypes.c_char_p]  # fmt: skip
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def check(result, what):
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def prctl(option, arg=0):
+    check(libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0), f"prctl({option})")
+
+
+def mount(source, target, fstype, flags, data=None):
+    enc = [None if v is None else v.encode() for v in (source, target, fstype, data)]
+    check(libc.mount(enc[0], enc[1], enc[2], flags, enc[3]), f"mount {target}")
+
+
+# -- building the box (in B, root in the new namespaces) -------------------------------------
+
+
+def make_target(path, like):
+    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+    if os.path.isdir(like):
+        os.makedirs(path, mode=0o755, exist_ok=True)
+    elif not os.path.exists(path):
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+
+
+def bind(src, dst, read_only):
+    make_target(dst, src)
+    mount(src, dst, None, MS_BIND | MS_REC)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (MS_RDONLY if read_only else 0)
+    mount(None, dst, None, flags)
+
+
+def tmpfs(dst, size, uid, mode="0755"):
+    os.makedirs(dst, mode=0o755, exist_ok=True)
+    mount(
+        "tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode},uid={uid},gid={uid}"
+    )
+
+
+def proc(dst):
+    os.makedirs(dst, mode=0o755, exist_ok=True)
+    mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name in PROC_READ_ONLY:
+        path = os.path.join(dst, name)
+        if os.path.exists(path):
+            bind(path, path, read_only=True)
+
+
+def dev(dst):
+    os.makedirs(dst, mode=0o755, exist_ok=True)
+    mount("tmpfs", dst, "tmpfs", MS_NOSUID, "mode=0755,size=64k")
+    for name in DEVICES:
+        bind(f"/dev/{name}", os.path.join(dst, name), read_only=False)
+    for link, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"),
+                         ("ptmx", "pts/ptmx")):  # fmt: skip
+        os.symlink(target, os.path.join(dst, link))
+    os.makedirs(os.path.join(dst, "pts"))
+    mount("devpts", os.path.join(dst, "pts"), "devpts", MS_NOSUID | MS_NOEXEC,
+          "newinstance,ptmxmode=0666,mode=620")  # fmt: skip
+
+
+def build_box(root, steps, uid):
+    mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing of what follows reaches the host
+    mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    for kind, *args in steps:
+        if kind in ("ro-bind", "bind"):
+            bind(args[0], root + args[1], read_only=kind == "ro-bind")
+        elif kind == "symlink":
+            os.symlink(args[0], root + args[1])
+        elif kind == "tmpfs":
+            tmpfs(root + args[0], args[1], uid)
+        elif kind == "proc":
+            proc(root + args[0])
+        elif kind == "dev":
+            dev(root + args[0])
+        elif kind == "remount-ro":
+            mount(None, root + args[0] if args[0] != "/" else root, None,
+                  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)  # fmt: skip
+        else:
+            raise ValueError(f"unknown plan step {kind}")
+    os.chdir(root)
+    check(libc.syscall(SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
+    check(libc.umount2(b".", MNT_DETACH), "umount old root")
+    os.chdir("/")
+
+
+def loopback_up():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sH14s", b"lo", 0, b"")
+        flags = struct.unpack("16sH14s", fcntl.ioctl(s, SIOCGIFFLAGS, req))[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
+
+
+def drop_to(uid):
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a uid change clears it
+
+
+def exit_code(status):
+    """How bwrap reports a status: the exit code, or 128+N for a signal."""
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+# -- the three processes of a run --------------------------------------------------------------
+
+
+def process_a(req, fds, bpf):
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
+                       | CLONE_NEWCGROUP), "unshare")  # fmt: skip
+    pid = os.fork()
+    if pid == 0:
+        process_b(req, fds, bpf)
+    for fd in fds:
+        os.close(fd)
+    drop_to(req["uid"])
+    os._exit(exit_code(os.waitpid(pid, 0)[1]))
+
+
+def process_b(req, fds, bpf):
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    build_box(req["root"], req["plan"], req["uid"])
+    socket.sethostname(req["hostname"])
+    loopback_up()
+    pid = os.fork()
+    if pid == 0:
+        process_c(req, fds, bpf)
+    for fd in fds:
+        os.close(fd)
+    drop_to(req["uid"])
+    prctl(PR_SET_DUMPABLE, 0)
+    while True:  # pid 1: reap orphans until the program itself ends
+        done, status = os.waitpid(-1, 0)
+        if done == pid:
+            os._exit(exit_code(status))
+
+
+def process_c(req, fds, bpf):
+    stdin, stdout, stderr, errpipe = fds
+    os.setsid()
+    with open("/proc/self/oom_score_adj", "w") as f:
+        f.write("1000")  # the run, never the zygote or spawner sharing its cgroup, is the victim
+    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
+        os.dup2(fd, target)
+        os.close(fd)
+    import resource
+
+    for name, (soft, hard) in req["rlimits"].items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    cap = 0
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    drop_to(req["uid"])
+    # Changing uid made the process undumpable (its /proc files root's); an exec would make it
+    # dumpable again, as it is in the bubblewrap box.
+    prctl(PR_SET_DUMPABLE, 1)
+    prctl(PR_SET_NO_NEW_PRIVS, 1)
+    buf = ctypes.create_string_buffer(bpf, len(bpf))
+    prog = SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    os.close(errpipe)  # the box is built: from here on every failure is the program's
+    run_script(req["argv"])
+
+
+def run_script(argv):
+    """Run `argv[0]` as __main__ the way `python SCRIPT ARGS` would, then exit."""
+    import site
+    import types
+
+    sys.dont_write_bytecode = True
+    site.main()  # the runtime's site-packages, processed as the sandbox user
+    script = os.path.abspath(argv[0])
+    sys.argv = list(argv)
+    sys.path[0:0] = [os.path.dirname(script)]
+    main = types.ModuleType("__main__")
+    main.__file__ = script
+    main.__builtins__ = __builtins__
+    sys.modules["__main__"] = main
+    code = 0
+    try:
+        with open(script, "rb") as f:
+            source = f.read()
+        exec(compile(source, script, "exec"), main.__dict__)
+    except SystemExit as exc:
+        code = exc.code
+    except BaseException as exc:
+        code = 1
+        tb = exc.__traceback__.tb_next  # start at the script, not at this function
+        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+    finish(code)
+
+
+def finish(code):
+    import atexit
+    import threading
+
+    try:
+        threading._shutdown()
+        atexit._run_exitfuncs()
+    except BaseException as exc:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            code = code or 120
+    os._exit(code & 0xFF)
+
+
+# -- the zygote loop ----------------------------------------------------------------------------
+
+
+def fail_setup(errpipe, exc):
+    try:
+        os.write(errpipe, f"{type(exc).__name__}: {exc}".encode())
+    finally:
+        os._exit(SETUP_FAILED)
+
+
+def serve(sock):
+    bpf = sock.recv(1 << 16)
+    while True:
+        msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
+        if not msg:
+            return
+        req = json.loads(msg)
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            try:
+                process_a(req, fds, bpf)
+            except BaseException as exc:
+                fail_setup(fds[3], exc)
+        for fd in fds:
+            os.close(fd)
+        sock.send(json.dumps({"pid": pid}).encode())
+        _, status = os.waitpid(pid, 0)
+        sock.send(json.dumps({"status": status}).encode())
+
+
+def main():
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the spawner is single-threaded: this is reliable
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    if stat.S_ISSOCK(os.fstat(sock.fileno()).st_mode):
+        serve(sock)
+
+
+if __name__ == "__main__":
+    main()

@@ -6,7 +6,7 @@ VENV := .venv
 SETUP_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: setup serve test lint
+.PHONY: setup serve test lint bench
 
 setup: $(VENV)/.installed
 	$(VENV)/bin/sandlot setup $(SETUP_ARGS)
@@ -16,6 +16,9 @@ serve: setup
 
 test: setup
 	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+
+bench: setup
+	$(VENV)/bin/python bench/engine.py $(BENCH_ARGS)
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

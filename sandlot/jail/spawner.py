@@ -36,8 +36,9 @@ from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 READ_CHUNK = 1 << 16
-# Processes a run needs beyond the program's own: the outer bwrap, its inner init, the spawner.
-JAIL_PIDS = 3
+# Processes a run needs beyond the program's own: the spawner and, per path, bwrap and its
+# init, or the zygote and its two forks.
+JAIL_PIDS = 4
 DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
 SWEEP_GRACE = 0.2
 SWEEP_DEADLINE = 5.0

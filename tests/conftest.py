@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -80,15 +81,22 @@ class Server:
         self.log.close()
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[Server]:
-    srv = Server("--slots", "2")
+@contextlib.contextmanager
+def running_server(*args: str, env: dict[str, str] | None = None) -> Iterator[Server]:
+    """A ready server; once it stops, checks that it left nothing behind."""
+    srv = Server(*args, env=env)
     try:
         srv.wait_ready()
         yield srv
     finally:
         srv.stop()
     assert_nothing_left(srv)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    with running_server("--slots", "2") as srv:
+        yield srv
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import pytest
 
 from sandlot.errors import JailUnavailable
 from sandlot.jail import Jail, JailConfig, Limit, Limits, RunSpec
-from tests.conftest import Server, assert_nothing_left
+from tests.conftest import running_server
 
 STATE = f"/run/sandlot-jailtest-{os.getpid()}"
 
@@ -68,15 +68,10 @@ def test_missing_bubblewrap_refuses_to_start():
 
 
 def test_server_without_isolation_runs_nothing():
-    srv = Server(env={"SANDLOT_BWRAP": "/nonexistent/bwrap"})
-    try:
-        srv.wait_ready()
+    with running_server(env={"SANDLOT_BWRAP": "/nonexistent/bwrap"}) as srv:
         health = httpx.get(srv.url + "/health")
         assert health.status_code == 503
         assert "bubblewrap not found" in health.json()["isolation"]["problem"]
         r = httpx.post(srv.url + "/run_code", json={"code": "print(1)", "language": "python"})
         assert r.status_code == 503
         assert "runs no code" in r.json()["detail"]
-    finally:
-        srv.stop()
-    assert_nothing_left(srv)

@@ -9,20 +9,16 @@ import httpx
 import pytest
 
 from sandlot.client import Client
-from tests.conftest import Server, assert_nothing_left
+from tests.conftest import running_server
 
 SLEEP = "import time; time.sleep({})"
 
 
 @pytest.fixture(scope="module")
 def small_server():
-    srv = Server("--slots", "1", env={"SANDLOT_QUEUE_SIZE": "2", "SANDLOT_QUEUE_TIMEOUT": "3"})
-    try:
-        srv.wait_ready()
+    env = {"SANDLOT_QUEUE_SIZE": "2", "SANDLOT_QUEUE_TIMEOUT": "3"}
+    with running_server("--slots", "1", env=env) as srv:
         yield srv
-    finally:
-        srv.stop()
-    assert_nothing_left(srv)
 
 
 def post(url: str, code: str, **fields) -> tuple[int, dict, float]:

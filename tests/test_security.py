@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import STATE_ROOT, UIDS, Server, assert_nothing_left, sandlot_processes
+from tests.conftest import STATE_ROOT, UIDS, Server, running_server, sandlot_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 MiB = 1 << 20
@@ -127,13 +127,8 @@ def assert_healthy(client: httpx.Client, server: Server, spawners_before: set[in
 def server(request):
     """Both ways of building a Python box: the zygote and bubblewrap."""
     warm = "true" if request.param == "warm" else "false"
-    srv = Server("--slots", "2", env={"SANDLOT_WARM_PYTHON": warm})
-    try:
-        srv.wait_ready()
+    with running_server("--slots", "2", env={"SANDLOT_WARM_PYTHON": warm}) as srv:
         yield srv
-    finally:
-        srv.stop()
-    assert_nothing_left(srv)
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 
-from sandlot.errors import JailUnavailable
+from sandlot.errors import JailError, JailUnavailable
 from sandlot.jail import Jail, JailConfig, Limit, Limits, RunSpec
 from tests.conftest import running_server
 
@@ -75,3 +77,31 @@ def test_server_without_isolation_runs_nothing():
         r = httpx.post(srv.url + "/run_code", json={"code": "print(1)", "language": "python"})
         assert r.status_code == 503
         assert "runs no code" in r.json()["detail"]
+
+
+def test_a_dead_spawner_is_replaced(jail):
+    slot = jail.slots[0]
+    assert slot.proc is not None
+    slot.proc.kill()
+    slot.proc.wait()
+    out = jail.run(0, RunSpec(argv=("/bin/echo", "back")))
+    assert out.stdout == b"back\n"
+    assert slot.proc.poll() is None
+
+
+def test_killing_the_spawner_mid_run_kills_the_box(jail):
+    slot = jail.slots[1]
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(jail.run, 1, RunSpec(argv=("/bin/sleep", "30")))
+        deadline = time.monotonic() + 10
+        while slot.config.cgroup.task_count() < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert slot.proc is not None
+        slot.proc.kill()
+        with pytest.raises(JailError, match="spawner lost"):
+            future.result(timeout=20)
+    deadline = time.monotonic() + 10
+    while slot.config.cgroup.pids() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert slot.config.cgroup.pids() == [], "the box outlived its spawner"
+    assert jail.run(1, RunSpec(argv=("/bin/true",))).exit_code == 0

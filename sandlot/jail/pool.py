@@ -79,6 +79,8 @@ class _Slot:
 
     def run(self, spec: RunSpec) -> Outcome:
         with self.lock:
+            if self.proc is not None and self.proc.poll() is not None:
+                self.stop()  # it died between runs: nothing was lost, start a fresh one
             if self.conn is None:
                 self.start()
             assert self.conn is not None

@@ -7,7 +7,8 @@
     └── InvalidRequest       the request cannot be served as asked (HTTP 4xx)
         ├── UnknownLanguage
         ├── UnsafePath
-        └── TooLarge
+        ├── TooLarge
+        └── NotFound         an unknown dataset or problem id (HTTP 404)
 
 A user's program failing, timing out or running out of memory is an `Outcome`, not an exception.
 """
@@ -40,7 +41,8 @@ class InvalidRequest(SandlotError):
 class UnknownLanguage(InvalidRequest):
     def __init__(self, name: str, supported: list[str]) -> None:
         super().__init__(
-            f"unknown language {name!r}; this server supports: {', '.join(sorted(supported))}"
+            f"unknown language {name!r}; this server supports: "
+            + ", ".join(sorted(supported, key=str.lower))
         )
         self.name = name
         self.supported = supported
@@ -52,3 +54,9 @@ class UnsafePath(InvalidRequest):
 
 class TooLarge(InvalidRequest):
     status_code = 413
+
+
+class NotFound(InvalidRequest):
+    """An unknown dataset or problem id; the message says what exists."""
+
+    status_code = 404

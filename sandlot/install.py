@@ -12,6 +12,7 @@ own dependencies are known to work.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -39,7 +40,42 @@ GO_WARM_PACKAGES = (
     "strconv", "strings", "sync", "sync/atomic", "testing", "text/tabwriter", "time", "unicode",
     "unicode/utf16", "unicode/utf8",
 )  # fmt: skip
+# Debian's Go libraries go_test may import (GOPATH mode), compiled into the cache as well.
+GO_WARM_TEST_PACKAGES = (
+    "github.com/stretchr/testify/assert",
+    "github.com/stretchr/testify/require",
+)
+GOCODE = Path("/usr/share/gocode/src")
 HELLO_GO = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hi") }\n'
+NODE_DIR = "node"  # under the runtime dir: one node_modules for every row's npm packages
+# jest's settings for the sandbox: tests in the run's cwd, TypeScript through babel, modules
+# from the runtime's node_modules, its cache in the box's /tmp.
+JEST_CONFIG = """\
+// Written by `sandlot setup`.
+const path = require("path");
+const here = (name) => require.resolve(name, { paths: [__dirname] });
+module.exports = {
+  rootDir: process.cwd(),
+  testEnvironment: "node",
+  testMatch: ["**/*.test.[jt]s?(x)", "**/*.spec.[jt]s?(x)"],
+  transform: {
+    "\\\\.[jt]sx?$": [
+      here("babel-jest"),
+      {
+        babelrc: false,
+        configFile: false,
+        presets: [
+          [here("@babel/preset-env"), { targets: { node: "current" } }],
+          here("@babel/preset-typescript"),
+        ],
+      },
+    ],
+  },
+  modulePaths: [path.join(__dirname, "node_modules")],
+  cacheDirectory: "/tmp/jest-cache",
+  watchman: false,
+};
+"""
 STAMP = ".sandlot-stamp"
 CHECK_UID = 65534  # nobody: proves a runtime works for a uid that owns none of it
 PATH = "/usr/bin:/bin"
@@ -232,17 +268,24 @@ def go_row() -> Language:
 
 
 def go_build_env(setup: Setup, cache: Path, home: Path) -> dict[str, str]:
-    # The go row's own settings: the cache only serves builds made with the same flags.
+    # The go row's own settings: the cache only serves builds made with the same flags. The
+    # GOPATH keeps Debian's tree, where go_test's testify comes from.
     env = go_row().resolved_env(str(setup.runtime))
     return {**env, "PATH": PATH, "HOME": str(home), "GOCACHE": str(cache),
-            "GOPATH": str(home / "gopath")}  # fmt: skip
+            "GOPATH": f"{home / 'gopath'}:{GOCODE.parent}"}  # fmt: skip
+
+
+def go_test_packages() -> tuple[str, ...]:
+    """The test libraries present (go_test's apt packages put them there)."""
+    return tuple(pkg for pkg in GO_WARM_TEST_PACKAGES if (GOCODE / pkg).is_dir())
 
 
 def ensure_go_cache(setup: Setup) -> str:
     target = setup.runtime / "go-cache"
     goroot = setup.runtime / "go"
     flags = sorted(go_row().env.items())
-    spec = f"{go_version(goroot)}\n{flags}\n{' '.join(GO_WARM_PACKAGES)}\n"
+    tests = go_test_packages()
+    spec = f"{go_version(goroot)}\n{flags}\n{' '.join(GO_WARM_PACKAGES)}\n{' '.join(tests)}\n"
     if stamp_matches(target, spec):
         return "ok (already present)"
     setup.log(f"go build cache: compiling {len(GO_WARM_PACKAGES)} std packages into {target} ...")
@@ -252,7 +295,19 @@ def ensure_go_cache(setup: Setup) -> str:
         imports = "".join(f'\t_ "{pkg}"\n' for pkg in GO_WARM_PACKAGES)
         (home / "warm.go").write_text(f"package main\n\nimport (\n{imports})\n\nfunc main() {{}}\n")
         go = str(goroot / "bin" / "go")
-        run([go, "build", "-o", "warm", "warm.go"], env=go_build_env(setup, cache, home), cwd=tmp)
+        env = go_build_env(setup, cache, home)
+        run([go, "build", "-o", "warm", "warm.go"], env=env, cwd=tmp)
+        # And what `go test -c` adds (the testing main, vet, the test libraries), as go_test
+        # builds it: a package of its own directory.
+        pkg = home / "warmtest"
+        pkg.mkdir()
+        imports = "".join(f'\t_ "{p}"\n' for p in tests)
+        test_go = (
+            f'package main\n\nimport (\n\t"testing"\n{imports})\n\n'
+            "func TestWarm(t *testing.T) {}\n"
+        )
+        (pkg / "main_test.go").write_text(test_go)
+        run([go, "test", "-c", "-o", "warm.test", "."], env=env, cwd=str(pkg))
     make_world_readable(cache)
     replace_dir(cache, target)
     seconds = time_warm_build(setup)
@@ -279,11 +334,126 @@ def time_warm_build(setup: Setup) -> float:
     return seconds
 
 
+def ensure_npm(setup: Setup) -> str:
+    """The rows' npm packages, in one node_modules under the runtime dir.
+
+    Packages installed for rows chosen earlier stay: the stamp lists every package, and a later
+    `--languages` choice installs the union.
+    """
+    target = setup.runtime / NODE_DIR
+    before = read_stamp(target)
+    wanted = sorted(set(before) | {pkg for row in setup.rows for pkg in row.npm})
+    spec = "".join(f"{pkg}\n" for pkg in wanted)
+    if stamp_matches(target, spec) and (target / "node_modules").is_dir():
+        return "ok (already present)"
+    setup.log(f"npm packages: installing {' '.join(wanted)} into {target} ...")
+    prepare_runtime(setup)
+    if shutil.which("npm", path=PATH) is None:  # Debian's nodejs comes without npm
+        run(["apt-get", "install", "-y", "--no-install-recommends", "npm"],
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
+    new = fresh_dir(setup.runtime / f".{NODE_DIR}.new")
+    (new / "package.json").write_text('{"private": true}\n')
+    # No install scripts: nothing a package ships runs as root here; esbuild (tsx) and the
+    # others need none (esbuild's binary comes in its platform package).
+    run(["npm", "install", "--no-audit", "--no-fund", "--no-update-notifier", "--ignore-scripts",
+         "--omit=dev", *wanted], env={**os.environ, "PATH": PATH}, cwd=str(new))  # fmt: skip
+    (new / "jest.config.js").write_text(JEST_CONFIG)
+    make_world_readable(new)
+    replace_dir(new, target)  # node_modules holds no absolute paths: it can move
+    names = [pkg.rsplit("@", 1)[0] for pkg in wanted]
+    check = "".join(f"require.resolve({name + '/package.json'!r});" for name in names)
+    env = {"PATH": PATH, "HOME": "/nonexistent"}
+    run(as_nobody(["node", "-e", check]), env=env, cwd=str(target))
+    write_stamp(target, spec)
+    return f"installed {' '.join(wanted)} into {target}"
+
+
+def ensure_cds(setup: Setup) -> str:
+    """Record each JVM row's class-data archive: its compiler's classes, parsed and verified once.
+
+    A JVM compiler spends most of a hello world loading classes (2.8 s for kotlinc here); with
+    the archive the JVM maps them instead. The archive fits one JDK build and one set of jars,
+    so the stamp holds both versions; a JVM that finds it stale or missing runs without it.
+    """
+    rows = [row for row in setup.rows if row.cds]
+    done = [record_cds(setup, row) for row in rows]
+    return "; ".join(done) or "nothing to do"
+
+
+def record_cds(setup: Setup, row: Language) -> str:
+    runtime = str(setup.runtime)
+    archive = Path(row.cds_path(runtime))
+    stamp = archive.with_name(f".{archive.name}.stamp")
+    template = row.compile or row.run
+    # The archive is written by the JVM that records it; it cannot also map a previous one.
+    argv = [
+        re.sub(r" ?-XX:SharedArchiveFile=\S+", "", part)
+        for part in row.argv(template, runtime, 1024)
+        if not part.startswith("-XX:SharedArchiveFile=")
+    ]
+    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+    java_line = java.splitlines()[0] if java else ""
+    spec = f"{java_line}\n{tool_version(row, runtime)}\n{argv}\n{row.sample}\n"
+    if archive.exists() and stamp.exists() and stamp.read_text() == spec:
+        return f"{row.name} ok (already present)"
+    setup.log(f"JVM class-data archive: recording {archive} ...")
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(archive.parent, 0o755)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chmod(tmp, 0o777)  # the recording JVM runs as nobody and writes its archive here
+        (Path(tmp) / row.source).write_text(row.sample)
+        os.chmod(Path(tmp) / row.source, 0o644)
+        recorded = Path(tmp) / "recorded.jsa"
+        env = {**row.resolved_env(runtime), "PATH": PATH, "HOME": tmp,
+               "JAVA_TOOL_OPTIONS": f"-XX:ArchiveClassesAtExit={recorded}"}  # fmt: skip
+        run(as_nobody(argv), env=env, cwd=tmp)
+        if not recorded.exists():
+            raise SetupError(f"{' '.join(argv)} left no class-data archive")
+        shutil.move(recorded, archive.with_name(f".{archive.name}.new"))
+    os.chown(archive.with_name(f".{archive.name}.new"), 0, 0)  # recorded as nobody: not theirs
+    os.chmod(archive.with_name(f".{archive.name}.new"), 0o644)
+    os.replace(archive.with_name(f".{archive.name}.new"), archive)
+    stamp.write_text(spec)
+    return f"{row.name} recorded ({archive.stat().st_size >> 20} MiB)"
+
+
+def tool_version(row: Language, runtime: str) -> str:
+    """The first line the row's version probe prints: the stamp of caches built for it."""
+    if not row.version:
+        return ""
+    done = subprocess.run(list(row.argv(row.version, runtime, 1024)), capture_output=True,
+                          text=True, env={"PATH": PATH, "HOME": "/tmp"})  # fmt: skip
+    text = (done.stdout or done.stderr).strip()
+    return text.splitlines()[0] if text else ""
+
+
+def read_stamp(target: Path) -> list[str]:
+    try:
+        return (target / STAMP).read_text().split()
+    except OSError:
+        return []
+
+
+def rows_with(field: str) -> frozenset[str]:
+    return frozenset(row.name for row in LANGUAGES if getattr(row, field))
+
+
+def rows_using(path: str) -> frozenset[str]:
+    """Rows whose argv, binds or requires mention a path of the runtime dir."""
+    return frozenset(
+        row.name
+        for row in LANGUAGES
+        if any(path in part for part in (*row.requires, *row.binds, *(row.compile or ())))
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step("apt packages", None, ensure_apt),
     Step("sandbox python", frozenset({"python", "pytest"}), ensure_python),
-    Step("go toolchain", frozenset({"go"}), ensure_go),
-    Step("go build cache", frozenset({"go"}), ensure_go_cache),
+    Step("go toolchain", rows_using("{runtime}/go"), ensure_go),
+    Step("go build cache", rows_using("{runtime}/go-cache"), ensure_go_cache),
+    Step("npm packages", rows_with("npm"), ensure_npm),
+    Step("JVM class-data archives", rows_with("cds"), ensure_cds),
 )
 
 
@@ -313,6 +483,11 @@ def install(
             line = f"{step.name}: {run_step(step, setup)}"
         log(line)
         done.append(line)
+    for row in setup.rows:  # chosen by name, but no step of ours can install them
+        if row.unavailable and row.missing(runtime_dir):
+            line = f"{row.name}: {row.unavailable}"
+            log(line)
+            done.append(line)
     return done
 
 

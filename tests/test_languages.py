@@ -17,6 +17,23 @@ HELLO = {
     "nodejs": 'console.log("hello")',
     "go": 'package main\nimport "fmt"\nfunc main(){fmt.Println("hello")}',
     "rust": 'fn main(){println!("hello");}',
+    "typescript": 'const s: string = "hello";\nconsole.log(s);',
+    "php": '<?php echo "hello\\n";',
+    "ruby": 'puts "hello"',
+    "perl": 'print "hello\\n";',
+    "lua": 'print("hello")',
+    "R": 'cat("hello\\n")',
+    "scala": 'object Main { def main(args: Array[String]): Unit = println("hello") }',
+    "kotlin": 'fun main() { println("hello") }',
+    "kotlin_script": 'println("hello")',
+    "csharp": 'using System; class P { static void Main() { Console.WriteLine("hello"); } }',
+    "D_ut": 'import std.stdio;\nvoid main() { writeln("hello"); }',
+    "racket": '#lang racket\n(displayln "hello")',
+    "verilog": 'module tb;\n  initial begin\n    $display("hello");\n    $finish;\n  end\n'
+    "endmodule",
+    "sql": "SELECT 'hello';",
+    "haskell": 'main :: IO ()\nmain = putStrLn "hello"',
+    "fortran": "program main\n  print '(a)', 'hello'\nend program main",
 }
 STDIN = {  # read two integers, print their sum
     "python": "a, b = map(int, input().split())\nprint(a + b)",
@@ -32,6 +49,33 @@ STDIN = {  # read two integers, print their sum
     "std::io::stdin().read_to_string(&mut s).unwrap();"
     "let v:Vec<i64>=s.split_whitespace().map(|x|x.parse().unwrap()).collect();"
     'println!("{}",v[0]+v[1]);}',
+    "typescript": 'import * as fs from "fs";\nconst [a, b]: number[] = fs.readFileSync(0, "utf8")'
+    ".trim().split(/\\s+/).map(Number);\nconsole.log(a + b);",
+    "php": '<?php fscanf(STDIN, "%d %d", $a, $b); echo $a + $b, "\\n";',
+    "ruby": "a, b = gets.split.map(&:to_i)\nputs a + b",
+    "perl": "my ($a, $b) = split ' ', <STDIN>;\nprint $a + $b, \"\\n\";",
+    "lua": 'local a, b = io.read("n", "n")\nprint(a + b)',
+    "R": 'x <- scan(file("stdin"), quiet = TRUE)\ncat(sum(x), "\\n", sep = "")',
+    "scala": "object Main { def main(args: Array[String]): Unit = {\n"
+    '  val Array(a, b) = scala.io.StdIn.readLine().trim.split("\\\\s+").map(_.toInt)\n'
+    "  println(a + b) } }",
+    "kotlin": 'fun main() { val (a, b) = readLine()!!.trim().split(" ").map { it.toInt() }; '
+    "println(a + b) }",
+    "kotlin_script": 'val (a, b) = readLine()!!.trim().split(" ").map { it.toInt() }\n'
+    "println(a + b)",
+    "csharp": "using System; class P { static void Main() { var p = Console.ReadLine().Split(' ');"
+    " Console.WriteLine(int.Parse(p[0]) + int.Parse(p[1])); } }",
+    "D_ut": 'import std.stdio;\nvoid main() { int a, b; readf(" %d %d", &a, &b); writeln(a + b); }',
+    "racket": "#lang racket\n(define a (read))\n(define b (read))\n(displayln (+ a b))",
+    "verilog": "module tb;\n  integer a, b, n;\n  initial begin\n"
+    '    n = $fscanf(32\'h8000_0000, "%d %d", a, b);\n    $display("%0d", a + b);\n'
+    "    $finish;\n  end\nendmodule",
+    # sqlite3 reads no stdin of its own: a dot-command imports it (through `cat`).
+    "sql": 'CREATE TABLE t(a INT, b INT);\n.separator " "\n.import "|cat" t\nSELECT a + b FROM t;',
+    "haskell": "main :: IO ()\nmain = do\n  [a, b] <- map read . words <$> getLine\n"
+    "  print (a + b :: Int)",
+    "fortran": "program main\n  integer :: a, b\n  read *, a, b\n  print '(i0)', a + b\n"
+    "end program main",
 }
 RUNTIME_ERROR = {  # exits non-zero at run time
     "python": "raise SystemExit(3)",
@@ -42,13 +86,37 @@ RUNTIME_ERROR = {  # exits non-zero at run time
     "nodejs": "process.exit(3)",
     "go": 'package main\nimport "os"\nfunc main(){os.Exit(3)}',
     "rust": "fn main(){std::process::exit(3);}",
+    "typescript": "process.exit(3);",
+    "php": "<?php exit(3);",
+    "ruby": "exit 3",
+    "perl": "exit 3;",
+    "lua": "os.exit(3)",
+    "R": "quit(status = 3)",
+    "scala": "object Main { def main(args: Array[String]): Unit = System.exit(3) }",
+    "kotlin": "import kotlin.system.exitProcess\nfun main() { exitProcess(3) }",
+    "kotlin_script": "kotlin.system.exitProcess(3)",
+    "csharp": "class P { static int Main() { return 3; } }",
+    "D_ut": "int main() { return 3; }",
+    "racket": "#lang racket\n(exit 3)",
+    "verilog": 'module tb;\n  initial $fatal(1, "boom");\nendmodule',
+    "sql": "SELECT * FROM missing_table;",
+    "haskell": "import System.Exit\nmain :: IO ()\nmain = exitWith (ExitFailure 3)",
+    "fortran": "program main\n  stop 3\nend program main",
 }
 COMPILE_ERROR = {
+    "typescript": "const x: number = ;",
     "c": "int main(void){ return undefined_name; }",
     "cpp": "int main(){ return undefined_name; }",
     "java": "public class Main{public static void main(String[] a){int x = ;}}",
     "go": "package main\nfunc main(){ undefinedName() }",
     "rust": 'fn main(){ let x: i32 = "str"; }',
+    "scala": 'object Main { def main(args: Array[String]): Unit = { val x: Int = "s" } }',
+    "kotlin": 'fun main() { val x: Int = "s" }',
+    "csharp": 'class P { static void Main() { int x = "s"; } }',
+    "D_ut": 'void main() { int x = "s"; }',
+    "verilog": "module tb;\n  initial begin x = ; end\nendmodule",
+    "haskell": 'main :: IO ()\nmain = putStrLn (1 + "x")',
+    "fortran": "program main\n  x = \nend program main",
 }
 INFINITE = {
     "python": "while True: pass",
@@ -60,6 +128,24 @@ INFINITE = {
     "go": "package main\nfunc main(){x:=0;for{x++}}",
     "rust": "fn main(){let mut x:u64=0;let p=&mut x as *mut u64;"
     "loop{unsafe{std::ptr::write_volatile(p,std::ptr::read_volatile(p)+1);}}}",
+    "typescript": "for (;;) {}",
+    "php": "<?php while (true) {}",
+    "ruby": "loop {}",
+    "perl": "1 while 1;",
+    "lua": "while true do end",
+    "R": "while (TRUE) {}",
+    "scala": "object Main { def main(args: Array[String]): Unit = while (true) {} }",
+    "kotlin": "fun main() { while (true) {} }",
+    "kotlin_script": "while (true) {}",
+    "csharp": "class P { static void Main() { while (true) {} } }",
+    "D_ut": "void main() { while (true) {} }",
+    "racket": "#lang racket\n(let loop () (loop))",
+    "verilog": "module tb;\n  initial forever #1;\nendmodule",
+    "sql": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)\n"
+    "SELECT count(*) FROM c;",
+    "haskell": "main :: IO ()\nmain = print (length [1 ..])",
+    "fortran": "program main\n  integer :: i\n  i = 0\n  do\n    i = i + 1\n  end do\n"
+    "end program main",
 }
 MEMORY_HOG = {  # touches ~2 GiB, far above the 256 MiB limit the test sets
     "python": "x = [bytearray(1 << 20) for _ in range(2048)]",
@@ -76,9 +162,50 @@ MEMORY_HOG = {  # touches ~2 GiB, far above the 256 MiB limit the test sets
     "for j:=range b{b[j]=1};l=append(l,b)};println(len(l))}",
     "rust": "fn main(){let mut v=Vec::new();for _ in 0..2048{v.push(vec![1u8;1<<20]);}"
     'println!("{}",v.len());}',
+    "typescript": "const a: Buffer[] = [];\n"
+    "for (let i = 0; i < 2048; i++) a.push(Buffer.alloc(1 << 20, 1));",
+    "php": "<?php ini_set('memory_limit', '-1'); $a = [];\n"
+    "for ($i = 0; $i < 2048; $i++) { $a[] = str_repeat(chr(65 + $i % 26), 1 << 20); }",
+    "ruby": "a = []\n2048.times { |i| a << ('x' * (1 << 20)) + i.to_s }",
+    "perl": "my @a; push @a, ('x' x (1 << 20)) . $_ for 1 .. 2048;",
+    "lua": "local t = {}\nfor i = 1, 2048 do t[i] = string.rep('x', 1 << 20) .. i end",
+    "R": "x <- list()\nfor (i in 1:2048) x[[i]] <- rep(i, 131072)",
+    "scala": "object Main { def main(args: Array[String]): Unit = {\n"
+    "  val l = scala.collection.mutable.ArrayBuffer[Array[Byte]]()\n"
+    "  for (i <- 0 until 2048) l += Array.fill[Byte](1 << 20)(1) } }",
+    "kotlin": "fun main() { val l = ArrayList<ByteArray>(); "
+    "repeat(2048) { l.add(ByteArray(1 shl 20) { 1 }) } }",
+    "kotlin_script": "val l = ArrayList<ByteArray>()\n"
+    "repeat(2048) { l.add(ByteArray(1 shl 20) { 1 }) }",
+    "csharp": "using System.Collections.Generic; class P { static void Main() {"
+    " var l = new List<byte[]>(); for (int i = 0; i < 2048; i++) {"
+    " var b = new byte[1 << 20]; for (int j = 0; j < b.Length; j += 4096) b[j] = 1;"
+    " l.Add(b); } } }",
+    "D_ut": "void main() { ubyte[][] l; foreach (i; 0 .. 2048) { auto b = new ubyte[1 << 20]; "
+    "b[] = 1; l ~= b; } }",
+    "racket": "#lang racket\n(define l (for/list ([i 2048]) (make-bytes (expt 2 20) 1)))\n"
+    "(displayln (length l))",
+    "verilog": "module tb;\n  int q[$];\n  initial begin\n"
+    "    for (int i = 0; i < 200000000; i++) q.push_back(i);\n"
+    '    $display("%0d", q.size());\n  end\nendmodule',
+    "sql": "CREATE TABLE t AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+    "WHERE x < 3000) SELECT x, randomblob(1000000) AS b FROM c;",
+    "haskell": "main :: IO ()\nmain = do\n  let xs = [1 .. 100000000 :: Int]\n"
+    "  print (sum xs, length xs)",
+    "fortran": "program main\n  integer(8) :: i\n  character, allocatable :: a(:)\n"
+    "  allocate(a(2000000000_8))\n  do i = 1, size(a, kind=8)\n    a(i) = 'x'\n  end do\n"
+    "  print *, a(1)\nend program main",
 }
 COMPILED = set(COMPILE_ERROR)
 LANGUAGES = sorted(HELLO)
+# Where a failing program cannot choose its exit code (vvp's $fatal, sqlite3's -bail).
+RUNTIME_EXIT = {"verilog": 1, "sql": 1}
+# Kotlin scripts are compiled when run: the run step holds a compiler start.
+RUN_TIMEOUT = {"kotlin_script": 60}
+
+
+def limits(language: str) -> dict[str, float]:
+    return {"compile_timeout": 60, "run_timeout": RUN_TIMEOUT.get(language, 10)}
 
 
 @pytest.fixture
@@ -95,7 +222,7 @@ def available(client):
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_hello(run, available, language):
     available(language)
-    out = run(HELLO[language], language, compile_timeout=60)
+    out = run(HELLO[language], language, **limits(language))
     assert out["status"] == "Success", out
     assert out["run_result"]["stdout"] == "hello\n"
     assert out["run_result"]["status"] == "Finished"
@@ -107,7 +234,7 @@ def test_hello(run, available, language):
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_stdin(run, available, language):
     available(language)
-    out = run(STDIN[language], language, stdin="20 22\n", compile_timeout=60)
+    out = run(STDIN[language], language, stdin="20 22\n", **limits(language))
     assert out["status"] == "Success", out
     assert out["run_result"]["stdout"].strip() == "42"
 
@@ -115,10 +242,10 @@ def test_stdin(run, available, language):
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_runtime_error(run, available, language):
     available(language)
-    out = run(RUNTIME_ERROR[language], language, compile_timeout=60)
+    out = run(RUNTIME_ERROR[language], language, **limits(language))
     assert out["status"] == "Failed", out
     assert out["run_result"]["status"] == "Finished"
-    assert out["run_result"]["return_code"] == 3
+    assert out["run_result"]["return_code"] == RUNTIME_EXIT.get(language, 3)
 
 
 @pytest.mark.parametrize("language", sorted(COMPILED))
@@ -193,11 +320,17 @@ def test_python_runtime_is_not_the_servers(run, available):
         ("py", "python"),
         ("c++", "cpp"),
         ("golang", "go"),
+        ("ts", "typescript"),
+        ("r", "R"),
+        ("d", "D_ut"),
+        ("cs", "csharp"),
+        ("kt", "kotlin"),
     ],
 )
 def test_aliases(run, available, alias, language):
     available(language)
-    assert run(HELLO[language], alias, compile_timeout=60)["run_result"]["stdout"] == "hello\n"
+    out = run(HELLO[language], alias, **limits(language))
+    assert out["run_result"]["stdout"] == "hello\n", out
 
 
 def test_languages_endpoint_lists_versions(client):

@@ -116,6 +116,11 @@ class Executor:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._threads, self.jail.run, slot, spec)
 
+    async def run_box(self, spec: RunSpec) -> Outcome:
+        """One prepared run, queued for a slot like any other (a repository's test command)."""
+        async with self.admission.slot() as slot:
+            return await self._jail_run(slot, spec)
+
     def _spec(self, row: Language, argv: tuple[str, ...], memory_mb: int, **kw) -> RunSpec:
         runtime = self.config.runtime_dir
         return RunSpec(
@@ -146,8 +151,7 @@ class Executor:
             if slot is not None:
                 outcome = await self._jail_run(slot, spec)
             else:
-                async with self.admission.slot() as held:
-                    outcome = await self._jail_run(held, spec)
+                outcome = await self.run_box(spec)
             artifacts, outcome.files = outcome.files, {}
             return Build(outcome, artifacts)
 
@@ -162,7 +166,7 @@ class Executor:
         if (reason := self._unavailable(row)) is not None:
             result.error = reason
             return result
-        files = {**req.files, row.source: req.code.encode()}
+        files = {**req.files, row.source: row.program(req.code).encode()}
         memory_mb = self._memory_mb(req)
         try:
             async with self.admission.slot() as slot:
@@ -200,7 +204,7 @@ class Executor:
         if (reason := self._unavailable(row)) is not None:
             execution.error = reason
             return TestRun(execution, [])
-        files = {**req.files, row.source: req.code.encode()}
+        files = {**req.files, row.source: row.program(req.code).encode()}
         try:
             if row.compile is not None and not expr_cases:
                 build, execution.cached = await self._build(None, row, files, req)
@@ -233,8 +237,7 @@ class Executor:
                 row, row.run, memory_mb, files=files,
                 stdin=(case.stdin or "").encode(), limits=limits,
             )  # fmt: skip
-        async with self.admission.slot() as slot:
-            outcome = await self._jail_run(slot, spec)
+        outcome = await self.run_box(spec)
         result = CaseResult(
             passed=False, run=outcome, expected=case.expected, actual=None,
             input=case.input, stdin=case.stdin,

@@ -34,6 +34,22 @@ class Language:
     pids: int = 0  # processes/threads the toolchain needs at least (the JVM's threads)
     warm: bool = False  # run is `PYTHON SCRIPT`: may run in a fork of a warm interpreter
     summary: str = ""
+    # Put before the code unless the code already starts with it (PHP's `<?php` opening tag).
+    prefix: str = ""
+    # Why the toolchain is absent when `requires` is missing, and how an operator adds it, for
+    # languages `sandlot setup` cannot install (not packaged, or needing hardware).
+    unavailable: str = ""
+    npm: tuple[str, ...] = ()  # npm packages `sandlot setup` installs into {runtime}/node
+    # A JVM class-data archive the row's compile step (or run step, when it has none) uses:
+    # `sandlot setup` records it by running that step once on `sample` (a hello world).
+    cds: str = ""
+    sample: str = ""
+
+    def program(self, code: str) -> str:
+        """The text written to `source`: the code, with `prefix` when it lacks it."""
+        if self.prefix and not code.lstrip().startswith(self.prefix.strip()):
+            return self.prefix + code
+        return code
 
     def argv(self, template: tuple[str, ...], runtime: str, memory_mb: int) -> tuple[str, ...]:
         values = {
@@ -43,6 +59,9 @@ class Language:
             "heap_mb": max(16, memory_mb * 3 // 4),
         }
         return tuple(part.format(**values) for part in template)
+
+    def cds_path(self, runtime: str) -> str:
+        return self.cds.format(runtime=runtime)
 
     def resolved_binds(self, runtime: str) -> tuple[str, ...]:
         return tuple(b.format(runtime=runtime) for b in self.binds)
@@ -96,6 +115,8 @@ class Registry:
 
     def _probe_one(self, row: Language) -> Availability:
         missing = row.missing(self.runtime)
+        if missing and row.unavailable:
+            return Availability(False, None, row.unavailable)
         if missing:
             return Availability(
                 False,
@@ -105,7 +126,8 @@ class Registry:
             )
         if not row.version:
             return Availability(True, None, None)
-        argv = [p.format(runtime=self.runtime) for p in row.version]
+        # Templates as in a run (JVM rows size their heap from {memory_mb}): 1 GiB for a probe.
+        argv = list(row.argv(row.version, self.runtime, 1024))
         try:
             done = subprocess.run(
                 argv, capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"}

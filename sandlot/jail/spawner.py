@@ -87,8 +87,14 @@ class Zygote:
         return self.proc.poll() is None
 
     def start(self, request: dict[str, object], fds: tuple[int, ...]) -> int:
+        """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)."""
         socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
-        return int(self._recv()["pid"])
+        message, pidfds, _, _ = socket.recv_fds(self.sock, 4096, 1)
+        if not message or len(pidfds) != 1 or "pid" not in json.loads(message):
+            for fd in pidfds:
+                os.close(fd)
+            raise OSError("the warm interpreter did not start the run")
+        return pidfds[0]
 
     def status(self) -> int:
         return int(self._recv()["status"])
@@ -137,7 +143,7 @@ class Spawner:
         ends = (in_r, out_w, err_w, setup_w)
         try:
             start = self._start_warm if spec.warm else self._start_bwrap
-            pid, wait_status = start(spec, ends)
+            pidfd, wait_status = start(spec, ends)
         finally:
             for fd in ends:
                 os.close(fd)
@@ -145,18 +151,23 @@ class Spawner:
         failure = _read_all(setup_r)
         os.close(setup_r)
         if failure:
-            _kill(pid)
+            _kill(pidfd)
             wait_status()
-            for fd in (out_r, err_r, in_w):
+            for fd in (out_r, err_r, in_w, pidfd):
                 os.close(fd)
             self._sweep()
             raise JailError(f"cannot build the box: {failure.decode(errors='replace')}")
 
         outcome = Outcome()
         try:
-            status = self._supervise(pid, wait_status, spec, started, (out_r, err_r, in_w), outcome)
+            fds = (out_r, err_r, in_w)
+            status = self._supervise(pidfd, wait_status, spec, started, fds, outcome)
+        except BaseException:
+            if spec.warm:  # the zygote may still owe us a status: start afresh, never out of step
+                self._drop_zygote(spec.argv[0])
+            raise
         finally:
-            for fd in (out_r, err_r):
+            for fd in (out_r, err_r, pidfd):
                 os.close(fd)
         outcome.wall_time = time.monotonic() - started
         self._sweep()
@@ -179,15 +190,17 @@ class Spawner:
         return outcome
 
     def _start_bwrap(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
+        """Fork and exec bwrap; returns a pidfd of the box's top process and how to wait for it."""
         sc_fd = filter_fd(self.config.seccomp)
         argv = bwrap.command(self.config.layout, spec, sc_fd)
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child execs or exits
             self._child(argv, ends, sc_fd, spec.limits)
         os.close(sc_fd)
-        return pid, lambda: os.waitpid(pid, 0)[1]
+        return os.pidfd_open(pid), lambda: os.waitpid(pid, 0)[1]
 
     def _start_warm(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
+        """Have the zygote fork the box; its pidfd comes from the zygote, which reaps it."""
         cfg = self.config
         interpreter = spec.argv[0]
         zygote = self.zygotes.get(interpreter)
@@ -205,10 +218,14 @@ class Spawner:
         }
         try:
             return zygote.start(request, ends), zygote.status
-        except (OSError, ValueError) as exc:
-            zygote.stop()
-            del self.zygotes[interpreter]
+        except (OSError, ValueError, KeyError) as exc:
+            self._drop_zygote(interpreter)
             raise JailError(f"warm interpreter {interpreter} failed: {exc}") from exc
+
+    def _drop_zygote(self, interpreter: str) -> None:
+        zygote = self.zygotes.pop(interpreter, None)
+        if zygote is not None:
+            zygote.stop()
 
     def _child(
         self, argv: list[str], ends: tuple[int, ...], sc_fd: int, limits: Limits
@@ -241,13 +258,12 @@ class Spawner:
                 os._exit(127)
 
     def _supervise(
-        self, pid: int, wait_status: Waiter, spec: RunSpec, started: float,
+        self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
         fds: tuple[int, int, int], outcome: Outcome,
     ) -> int:  # fmt: skip
         """Feed stdin, drain output under the cap, kill on timeout, overflow or server loss."""
         limits = spec.limits
         out_r, err_r, in_w = fds
-        pidfd = os.pidfd_open(pid)
         poller = select.poll()
         poller.register(pidfd, select.POLLIN)
         poller.register(self.conn.fileno(), select.POLLIN)  # the server went away
@@ -270,7 +286,7 @@ class Spawner:
                 now = time.monotonic()
                 if status is None and now >= deadline:
                     outcome.limit = outcome.limit or Limit.WALL_TIME
-                    _kill(pid)
+                    _kill(pidfd)
                     deadline = math.inf
                 if status is not None and now >= drain_until:
                     break  # something outside the box still holds a pipe; the sweep ends it
@@ -281,7 +297,7 @@ class Spawner:
                         status = wait_status()
                         drain_until = time.monotonic() + DRAIN_GRACE
                     elif fd == self.conn.fileno():
-                        _kill(pid)
+                        _kill(pidfd)
                         raise SystemExit(0)
                     elif fd == in_w:
                         try:
@@ -309,15 +325,14 @@ class Spawner:
                                 outcome.stderr_truncated = True
                             if status is None and outcome.limit is None:
                                 outcome.limit = Limit.OUTPUT
-                                _kill(pid)
+                                _kill(pidfd)
                         else:
                             buf += chunk
         finally:
-            os.close(pidfd)
             if in_w >= 0:
                 os.close(in_w)
         if status is None:
-            _kill(pid)
+            _kill(pidfd)
             status = wait_status()
         outcome.stdout = bytes(streams[out_r])
         outcome.stderr = bytes(streams[err_r])
@@ -381,9 +396,10 @@ def rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _kill(pid: int) -> None:
+def _kill(pidfd: int) -> None:
+    """SIGKILL through a pidfd: never another process that reused the pid."""
     with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
 
 
 def _read_all(fd: int) -> bytes:

@@ -17,7 +17,8 @@ of a slot, and `sys.flags` shows -I -S (site is imported after the privileges ar
 
 Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF); then per
 run a JSON request with four fds attached (stdin, stdout, stderr, setup-error pipe); the zygote
-answers {"pid": A} at once and {"status": wait-status} when A has ended.
+answers {"pid": A} with a pidfd of A attached at once, and {"status": wait-status} when A has
+ended (the zygote reaps A).
 """
 
 import ctypes
@@ -302,7 +303,11 @@ def serve(sock):
                 fail_setup(fds[3], exc)
         for fd in fds:
             os.close(fd)
-        sock.send(json.dumps({"pid": pid}).encode())
+        # A pidfd, opened while A is our unreaped child, is the spawner's handle on it: it can
+        # wait for the exit and kill without ever racing a reused pid.
+        pidfd = os.pidfd_open(pid)
+        socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
+        os.close(pidfd)
         _, status = os.waitpid(pid, 0)
         sock.send(json.dumps({"status": status}).encode())
 

@@ -3,7 +3,7 @@
 
 SYSTEM_PYTHON := /usr/bin/python3
 VENV := .venv
-SETUP_ARGS ?=
+SETUP_ARGS ?= --with-aider
 PYTEST_ARGS ?=
 
 .PHONY: setup serve test lint bench

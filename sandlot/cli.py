@@ -152,6 +152,9 @@ def setup(
     languages: Annotated[
         str | None, typer.Option(help="comma-separated subset (default: all)")
     ] = None,
+    with_aider: Annotated[
+        bool, typer.Option("--with-aider", help="also Aider, in its own venv (for `code`)")
+    ] = False,
     config: ConfigOpt = None,
 ) -> None:
     """Install what is missing: bubblewrap, toolchains, the sandbox runtimes."""
@@ -164,6 +167,10 @@ def setup(
             chosen, runtime_dir=cfg.runtime_dir,
             log=lambda line: console.print(line, markup=False, highlight=False),
         )  # fmt: skip
+        if with_aider:
+            from sandlot.coder.install import install_aider
+
+            console.print(install_aider(cfg.runtime_dir, log=console.print), highlight=False)
     except SandlotError as exc:
         raise _fail(str(exc), 1) from None
 
@@ -176,3 +183,6 @@ def show_config(config: ConfigOpt = None) -> None:
     for s in SETTINGS:
         table.add_row(s.name, str(getattr(cfg, s.name)), f"SANDLOT_{s.name.upper()}", s.help)
     console.print(table)
+
+
+import sandlot.cli_coder  # noqa: E402,F401  (registers route, test, code)

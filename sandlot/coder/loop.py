@@ -1,0 +1,292 @@
+"""`sandlot code`: edit with Aider in a worktree → run the tests in the sandbox → feed the failure
+back → try again, up to N attempts. Every check that can fail on bad input runs first
+(`prepare`), so nothing is created, edited or run for a request that cannot succeed.
+
+The result is a plain record (JSON-able): status, branch, base/head, diff, every attempt's
+test outcome. Keys and endpoints are redacted from everything in it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from sandlot.coder import aider, worktree
+from sandlot.coder.install import find_aider
+from sandlot.coder.testrun import TestOutcome
+from sandlot.errors import InvalidRequest
+
+PASSED, FAILED_TESTS, NO_CHANGES = "passed", "failed_tests", "no_changes"
+LLM_ERROR, TIMEOUT, ANSWERED = "llm_error", "timeout", "answered"
+MAX_ATTEMPTS = 10
+CONF = ".aider.conf.yml"
+# Which key a model needs, by litellm-style prefix; other providers are not checked up front.
+KEY_FOR = (
+    (re.compile(r"^(?:anthropic/|claude)"), "ANTHROPIC_API_KEY"),
+    (re.compile(r"^(?:openai/|gpt-|o[1-9]\b|o[1-9]-|chatgpt)"), "OPENAI_API_KEY"),
+    (re.compile(r"^gemini/"), "GEMINI_API_KEY"),
+    (re.compile(r"^deepseek/"), "DEEPSEEK_API_KEY"),
+    (re.compile(r"^openrouter/"), "OPENROUTER_API_KEY"),
+)
+
+# Runs a test command over a directory and says how it went (the sandbox, or a stand-in).
+TestRunner = Callable[[Path, str, float], TestOutcome]
+
+
+@dataclass(slots=True)
+class CodeTask:
+    repo: str
+    message: str
+    files: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    model: str | None = None
+    edit_format: str | None = None
+    test_cmd: str | None = None
+    max_attempts: int = 2
+    ask: bool = False
+    apply: bool = False
+    allow_dirty: bool = False
+    aider_config: bool = False  # honour .aider.conf.yml (the repo's and ~/.aider.conf.yml)
+    attempt_timeout: float = 600.0
+    test_timeout: float = 120.0
+    llm_grace: float = 20.0
+    keep_worktree: bool = False
+    stream: bool = False
+
+
+@dataclass(slots=True)
+class Attempt:
+    number: int
+    seconds: float
+    edited: list[str]
+    commit: str | None
+    tests: dict[str, object] | None = None
+    llm_error: str | None = None
+    log_tail: str = ""  # the end of what aider printed (the model's reply, applied edits)
+
+
+@dataclass(slots=True)
+class CodeResult:
+    status: str
+    message: str
+    branch: str | None = None
+    base: str | None = None
+    head: str | None = None
+    diff: str = ""
+    files_changed: list[str] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    applied: bool = False
+    model: str = ""
+    test_cmd: str | None = None
+    worktree: str | None = None
+    answer: str | None = None
+    log_tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status in (PASSED, ANSWERED)
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class Prepared:
+    task: CodeTask
+    state: worktree.RepoState
+    files: list[str]
+    read: list[str]
+    model: str
+    test_cmd: str | None
+    options: aider.AiderOptions
+    keys: dict[str, str]
+
+
+def conf_value(path: Path, key: str) -> str | None:
+    """A top-level scalar of a YAML config, read by hand (no YAML parser in sandlot's deps)."""
+    if not path.is_file():
+        return None
+    for line in path.read_text(errors="replace").splitlines():
+        m = re.match(rf"^{re.escape(key)}\s*:\s*(.*?)\s*(?:#.*)?$", line)
+        if m and m.group(1):
+            return m.group(1).strip("'\"")
+    return None
+
+
+def prepare(task: CodeTask, runtime_dir: str = "/opt/sandlot") -> Prepared:
+    """Every check on the request; InvalidRequest (or AiderMissing) says what to change."""
+    if not task.message.strip():
+        raise InvalidRequest("the message is empty: say what the coder should do")
+    if not 1 <= task.max_attempts <= MAX_ATTEMPTS:
+        raise InvalidRequest(f"max attempts must be between 1 and {MAX_ATTEMPTS}")
+    state = worktree.inspect(task.repo)
+    if state.dirty and (task.apply or not task.allow_dirty):
+        raise InvalidRequest(
+            f"{state.root} has uncommitted changes ({', '.join(state.dirty[:5])}): the coder "
+            "works from the last commit, so they would not be seen"
+            + (" and --apply could not fast-forward" if task.apply else "")
+            + "; commit or stash them"
+            + ("" if task.apply else ", or pass --allow-dirty to work from HEAD anyway")
+        )
+    if task.apply and state.branch is None:
+        raise InvalidRequest("HEAD is detached: --apply needs a branch to fast-forward")
+    files = worktree.resolve_files(state, task.files, "files")
+    read = worktree.resolve_files(state, task.read, "--read files")
+    conf_paths = [state.root / CONF, Path(os.path.expanduser("~")) / CONF]
+    model = task.model or os.environ.get("SANDLOT_CODER_MODEL") or os.environ.get("AIDER_MODEL")
+    if not model and task.aider_config:
+        model = next((v for p in conf_paths if (v := conf_value(p, "model"))), None)
+    if not model:
+        raise InvalidRequest(
+            "no model: pass --model (e.g. openai/gpt-4o or anthropic/claude-sonnet-4-5) or set "
+            "SANDLOT_CODER_MODEL"
+        )
+    keys = aider.model_env()
+    needed = next((name for rx, name in KEY_FOR if rx.search(model)), None)
+    key_in_conf = task.aider_config and any(
+        conf_value(p, k) for p in conf_paths for k in ("api-key", "openai-api-key",
+                                                       "anthropic-api-key")
+    )  # fmt: skip
+    if needed and needed not in keys and not key_in_conf:
+        raise InvalidRequest(
+            f"model {model} needs {needed} in the environment; it is not set (keys are read "
+            "from the environment only, never from the command line)"
+        )
+    test_cmd = task.test_cmd
+    if not test_cmd and task.aider_config:
+        test_cmd = next((v for p in conf_paths[:1] if (v := conf_value(p, "test-cmd"))), None)
+    if not test_cmd and not task.ask:
+        test_cmd = _guess_test_cmd(state.root)
+    if not test_cmd and not task.ask:
+        raise InvalidRequest("no test command: pass --test-cmd (e.g. 'pytest -q')")
+    options = aider.AiderOptions(
+        executable=find_aider(runtime_dir), model=model, edit_format=task.edit_format,
+        ask=task.ask, stream=task.stream, honour_config=task.aider_config,
+        timeout=task.attempt_timeout, llm_grace=task.llm_grace,
+    )  # fmt: skip
+    return Prepared(task, state, files, read, model, test_cmd, options, keys)
+
+
+def _guess_test_cmd(root: Path) -> str | None:
+    if any((root / n).exists() for n in ("pytest.ini", "conftest.py", "tests", "test")):
+        return "python -m pytest -q"
+    if any(root.glob("test_*.py")) or any(root.glob("*_test.py")):
+        return "python -m pytest -q"
+    return None
+
+
+def feedback(message: str, cmd: str, outcome: TestOutcome) -> str:
+    return (
+        f"{message}\n\n"
+        f"Your previous change is in place, but the tests still fail. The test command "
+        f"`{cmd}` ended with exit status {outcome.status} in the sandbox. The end of its "
+        f"output:\n\n```\n{outcome.tail(6000)}\n```\n\n"
+        "Fix the code so that these tests pass. Do not weaken or delete the tests unless the "
+        "request above asked you to change them."
+    )
+
+
+def run_task(prep: Prepared, tests: TestRunner, log: Callable[[str], None] = lambda _: None
+             ) -> CodeResult:  # fmt: skip
+    """The loop. What the model or the tests do is the result's status, never an exception;
+    only a sandbox that cannot run at all raises (SandlotError), after cleaning up."""
+    task = prep.task
+    redact = aider.Redactor(prep.keys)
+    result = CodeResult(status=NO_CHANGES, message="", model=prep.model, test_cmd=prep.test_cmd)
+    scratch = Path(tempfile.mkdtemp(prefix="sandlot-coder-"))
+    tree: worktree.Worktree | None = None
+    outputs: list[str] = []
+    try:
+        tree = worktree.Worktree.create(prep.state, scratch, task.message)
+        result.branch, result.base = tree.branch, tree.base
+        if not task.aider_config:
+            tree.hide(CONF)  # the repo's aider config is honoured only when asked for
+        log(f"worktree {tree.path} on branch {tree.branch} from {tree.base[:10]}")
+        message = task.message
+        last: TestOutcome | None = None
+        for number in range(1, task.max_attempts + 1):
+            work = scratch / f"attempt-{number}"
+            work.mkdir()
+            log(f"attempt {number}: aider ({prep.model})")
+            run = aider.run(prep.options, tree.path, work, message, prep.files, prep.read,
+                            prep.keys)  # fmt: skip
+            outputs.append(run.output)
+            commit = None if task.ask else tree.commit_all(
+                f"sandlot code: {task.message.strip().splitlines()[0][:60]} (attempt {number})"
+            )  # fmt: skip
+            attempt = Attempt(
+                number,
+                round(run.seconds, 2),
+                run.applied,
+                commit,
+                llm_error=redact(run.llm_error) if run.llm_error else None,
+                log_tail=redact(_tail(run.output, 2000)),
+            )
+            result.attempts.append(attempt)
+            if run.timed_out:
+                result.status = TIMEOUT
+                result.message = f"aider did not finish within {task.attempt_timeout:g}s"
+                break
+            if run.llm_error and (run.stopped_for_llm or commit is None):
+                result.status = LLM_ERROR
+                result.message = (
+                    f"the model could not be used ({redact(run.llm_error)}); check the model "
+                    "name, the API key and the endpoint (OPENAI_API_BASE / OPENAI_BASE_URL)"
+                )
+                break
+            if task.ask:
+                result.status, result.answer = ANSWERED, redact(aider.answer_text(run.output))
+                result.message = "answered; nothing was edited"
+                break
+            if commit is None and last is None:
+                result.status = NO_CHANGES
+                result.message = "aider made no change to the repository"
+                break
+            log(f"attempt {number}: tests in the sandbox: {prep.test_cmd}")
+            assert prep.test_cmd is not None
+            last = tests(tree.path, prep.test_cmd, task.test_timeout)
+            attempt.tests = last.to_dict()
+            attempt.tests["output_tail"] = redact(str(attempt.tests["output_tail"]))
+            log(f"attempt {number}: {last.summary()}")
+            if last.passed:
+                result.status = PASSED
+                result.message = f"tests pass after {number} attempt(s)"
+                break
+            result.status = FAILED_TESTS
+            result.message = f"tests still fail after {number} attempt(s): {last.summary()}"
+            message = feedback(task.message, prep.test_cmd, last)
+        result.head = tree.head()
+        result.diff = redact(tree.diff())
+        result.files_changed = tree.changed_files()
+        if result.head == tree.base and not task.keep_worktree:
+            # A branch without a commit is noise in the user's repository: drop it.
+            tree.remove()
+            worktree.git(prep.state.root, "branch", "-D", tree.branch, check=False)
+            result.branch, tree = None, None
+        if task.apply and result.status == PASSED and result.head:
+            try:
+                worktree.apply(prep.state, result.head)
+            except InvalidRequest as exc:
+                result.message += f"; not applied: {exc}"
+            else:
+                result.applied = True
+                result.message += f"; {prep.state.branch} fast-forwarded to {result.head[:10]}"
+    finally:
+        result.log_tail = redact(_tail("".join(outputs), 6000))
+        if tree is not None:
+            if task.keep_worktree:
+                result.worktree = str(tree.path)
+            else:
+                tree.remove()
+        if not task.keep_worktree:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return result
+
+
+def _tail(text: str, limit: int) -> str:
+    return text if len(text) <= limit else "[...]\n" + text[-limit:]

@@ -1,0 +1,292 @@
+"""A repository's test command, run in the sandbox: the repo's files go into a fresh box as
+`files`, the command runs as `/bin/bash -c CMD` with the sandbox runtimes on PATH, no network,
+the usual limits. The tests of code a model just wrote are untrusted code like any other.
+
+Goes through the executor's admission (slots, queue) and the jail; never around them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from sandlot.config import Config
+from sandlot.errors import InvalidRequest, JailError, SandlotError, TooLarge
+from sandlot.executor import Executor
+from sandlot.jail import Limit, Limits, RunSpec
+
+DEFAULT_TIMEOUT = 120.0
+TAIL_BYTES = 8192
+# Directories never shipped when the repository is not a git checkout (git honours .gitignore).
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
+             ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox"}  # fmt: skip
+
+
+@dataclass(slots=True)
+class TestOutcome:
+    __test__ = False  # not a pytest test class, despite the name
+    passed: bool
+    exit_code: int | None
+    signal: int | None
+    limit: str | None
+    wall_time: float
+    stdout: str
+    stderr: str
+    error: str | None = None  # the sandbox could not run the command at all
+
+    @property
+    def status(self) -> int:
+        """A shell-style exit status: the command's, 124 past a time limit, 128+N on signal N."""
+        if self.error is not None:
+            return 125
+        if self.limit in (Limit.WALL_TIME, Limit.CPU_TIME):
+            return 124
+        if self.signal is not None:
+            return 128 + self.signal
+        return self.exit_code if self.exit_code is not None else 125
+
+    def summary(self) -> str:
+        if self.error:
+            return f"the sandbox could not run the tests: {self.error}"
+        if self.passed:
+            return f"tests passed in {self.wall_time:.1f}s"
+        if self.limit:
+            return f"tests stopped by the {self.limit} limit after {self.wall_time:.1f}s"
+        return f"tests failed: exit status {self.status}"
+
+    def tail(self, limit: int = TAIL_BYTES) -> str:
+        text = self.stdout + (("\n" + self.stderr) if self.stderr.strip() else "")
+        if self.error:
+            text = f"{text}\n{self.error}".strip()
+        data = text.encode()
+        if len(data) <= limit:
+            return text
+        return "[...]\n" + data[-limit:].decode(errors="ignore")
+
+    def to_dict(self, full: bool = False) -> dict[str, object]:
+        """The record kept in results (an output tail), or `full` (stdout and stderr whole)."""
+        out: dict[str, object] = {
+            "passed": self.passed, "exit_code": self.exit_code, "signal": self.signal,
+            "limit": self.limit, "wall_time": round(self.wall_time, 3), "error": self.error,
+            "status": self.status,
+        }  # fmt: skip
+        if full:
+            out.update(stdout=self.stdout, stderr=self.stderr)
+        else:
+            out["output_tail"] = self.tail()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> TestOutcome:
+        def num(key: str) -> int | None:
+            value = data.get(key)
+            return int(value) if isinstance(value, int | float) else None
+
+        wall = data.get("wall_time")
+        return cls(
+            passed=bool(data.get("passed")), exit_code=num("exit_code"), signal=num("signal"),
+            limit=str(data["limit"]) if data.get("limit") else None,
+            wall_time=float(wall) if isinstance(wall, int | float) else 0.0,
+            stdout=str(data.get("stdout") or ""), stderr=str(data.get("stderr") or ""),
+            error=str(data["error"]) if data.get("error") else None,
+        )  # fmt: skip
+
+
+def collect_files(root: str | Path, max_bytes: int) -> dict[str, bytes]:
+    """The repository's files (tracked and untracked-but-not-ignored), keyed by relative path.
+
+    Symlinks are skipped, never followed: the box must get the repository, not whatever a link in
+    it points at on this host. Past `max_bytes` in all: TooLarge naming the biggest files.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise InvalidRequest(f"{root} is not a directory")
+    names = _git_files(root)
+    if names is None:
+        names = _walk(root)
+    files: dict[str, bytes] = {}
+    sizes: list[tuple[int, str]] = []
+    total = 0
+    for name in names:
+        path = root / name
+        try:
+            st = path.lstat()
+        except OSError:
+            continue  # deleted in the working tree
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        total += st.st_size
+        sizes.append((st.st_size, name))
+        if total > max_bytes:
+            biggest = ", ".join(f"{n} ({s >> 10} KiB)" for s, n in sorted(sizes)[-3:][::-1])
+            raise TooLarge(
+                f"the repository's files total more than the {max_bytes >> 20} MiB the sandbox "
+                f"accepts (largest: {biggest}); ignore build outputs and data in .gitignore"
+            )
+        files[name] = path.read_bytes()
+    return files
+
+
+def _git_files(root: Path) -> list[str] | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
+             "--exclude-standard", "--", "."],
+            capture_output=True, timeout=60, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    names = [n for n in done.stdout.decode(errors="surrogateescape").split("\0") if n]
+    return [n for n in dict.fromkeys(names) if not n.startswith(".aider")]
+
+
+def _walk(root: Path) -> list[str]:
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        rel = Path(dirpath).relative_to(root)
+        out += [(rel / f).as_posix() for f in sorted(filenames)]
+    return out
+
+
+def box_spec(executor: Executor, cmd: str, files: dict[str, bytes], timeout: float) -> RunSpec:
+    """The jail run for one test command: every usable toolchain bound, Python first on PATH."""
+    cfg = executor.config
+    registry = executor.registry
+    runtime = cfg.runtime_dir
+    if timeout <= 0 or timeout > cfg.max_run_timeout:
+        raise InvalidRequest(
+            f"test timeout {timeout:g}s must be positive and at most {cfg.max_run_timeout:g}s"
+        )
+    binds: list[str] = []
+    env: dict[str, str] = {}
+    for row in registry.rows.values():
+        if not row.missing(runtime):
+            binds += row.resolved_binds(runtime)
+    python = registry.rows.get("python")
+    if python is not None:
+        env.update(python.resolved_env(runtime))
+    env.pop("MPLBACKEND", None)
+    env.update(MPLBACKEND="Agg", GOTOOLCHAIN="local", GOFLAGS="-buildvcs=false",
+               GOCACHE="/tmp/gocache", GOPATH="/tmp/gopath", CI="1")  # fmt: skip
+    env["PATH"] = f"{runtime}/python/bin:{runtime}/go/bin:/usr/local/bin:/usr/bin:/bin"
+    limits = Limits(
+        wall_time=timeout, cpu_time=timeout + 1, memory=cfg.memory_mb << 20,
+        pids=max(cfg.pids, 256), output=cfg.output_bytes, open_files=cfg.open_files,
+        file_size=cfg.disk_bytes,
+    )  # fmt: skip
+    return RunSpec(
+        argv=("/bin/bash", "-c", cmd), files=files, env=env,
+        ro_binds=tuple(dict.fromkeys(binds)), limits=limits,
+    )  # fmt: skip
+
+
+async def run_tests(
+    executor: Executor, root: str | Path, cmd: str, timeout: float = DEFAULT_TIMEOUT
+) -> TestOutcome:
+    """Run `cmd` over the files of the repository at `root`, in a fresh box."""
+    files = collect_files(root, executor.config.max_files_bytes)
+    return await run_files(executor, files, cmd, timeout)
+
+
+async def run_files(
+    executor: Executor, files: dict[str, bytes], cmd: str, timeout: float = DEFAULT_TIMEOUT
+) -> TestOutcome:
+    """Run `cmd` over `files` (relative path -> content) in a fresh box."""
+    if not cmd.strip():
+        raise InvalidRequest("the test command is empty: pass e.g. --cmd 'pytest -q'")
+    spec = box_spec(executor, cmd, files, timeout)
+    try:
+        outcome = await executor.run_box(spec)
+    except JailError as exc:
+        return TestOutcome(False, None, None, None, 0.0, "", "", error=str(exc))
+    return TestOutcome(
+        passed=outcome.ok,
+        exit_code=outcome.exit_code,
+        signal=outcome.signal,
+        limit=str(outcome.limit) if outcome.limit else None,
+        wall_time=outcome.wall_time,
+        stdout=outcome.stdout.decode(errors="replace"),
+        stderr=outcome.stderr.decode(errors="replace"),
+    )
+
+
+class LocalSandbox:
+    """A Service started in this process, for the CLI: `run(root, cmd, timeout)` is a TestRunner.
+
+    One event loop for its whole life, so the executor's admission queue stays on one loop.
+    """
+
+    def __init__(self, config: Config | None = None) -> None:
+        from sandlot.service import Service  # the service imports the executor, not us
+
+        self.service = Service(config or Config.load(slots=1)).start()
+        self.loop = asyncio.new_event_loop()
+
+    @property
+    def problem(self) -> str | None:
+        """Why this machine's jail cannot run anything, or None."""
+        return self.service.problem
+
+    def run(self, root: Path, cmd: str, timeout: float) -> TestOutcome:
+        executor = self.service.require_executor()
+        return self.loop.run_until_complete(run_tests(executor, root, cmd, timeout))
+
+    def close(self) -> None:
+        self.service.close()
+        self.loop.close()
+
+    def __enter__(self) -> LocalSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RemoteSandbox:
+    """A sandlot server's sandbox (`POST /repo_tests`), for machines that cannot run the jail
+    themselves (not root, no bubblewrap): `run(root, cmd, timeout)` is a TestRunner."""
+
+    def __init__(self, url: str, max_bytes: int = 64 << 20) -> None:
+        self.url = url.rstrip("/")
+        self.max_bytes = max_bytes
+        self.problem: str | None = None  # the server says its own problems, per request
+
+    def run(self, root: Path, cmd: str, timeout: float) -> TestOutcome:
+        files = collect_files(root, self.max_bytes)
+        body = {
+            "cmd": cmd, "timeout": timeout,
+            "files": {k: base64.b64encode(v).decode() for k, v in files.items()},
+        }  # fmt: skip
+        try:
+            # The server may queue the run for a slot: allow for that beyond the run's limit.
+            r = httpx.post(f"{self.url}/repo_tests", json=body, timeout=timeout + 120)
+        except httpx.HTTPError as exc:
+            raise SandlotError(f"cannot reach the sandbox at {self.url}: {exc}") from exc
+        if r.status_code == 404:
+            raise SandlotError(f"{self.url} is not a sandlot server (it has no /repo_tests)")
+        if r.status_code != 200:
+            try:
+                detail = r.json().get("detail", r.text)
+            except ValueError:
+                detail = r.text
+            raise SandlotError(f"the sandbox at {self.url} answered {r.status_code}: {detail}")
+        return TestOutcome.from_dict(r.json())
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> RemoteSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

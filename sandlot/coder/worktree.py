@@ -1,0 +1,169 @@
+"""Git for the coder: checks before anything runs, a worktree on a new branch, commits, diffs.
+
+The user's working tree and branch are never touched: every edit happens in a `git worktree`
+under a temp dir, on a new `sandlot/coder-*` branch. Nothing is ever pushed, merged or rebased;
+the only write to the user's branch is `apply()`, an explicit fast-forward after tests passed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandlot.errors import InvalidRequest, SandlotError
+
+GIT_TIMEOUT = 120.0
+# Used only when the user has no identity configured, so our commits never fail for it.
+FALLBACK_IDENTITY = ("sandlot coder", "coder@sandlot.invalid")
+# Aider's own artefacts (tags cache, histories) never go into a commit.
+EXCLUDE = (":(exclude).aider*",)
+
+
+class GitError(SandlotError):
+    pass
+
+
+def git(repo: str | Path, *args: str, check: bool = True, timeout: float = GIT_TIMEOUT) -> str:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=timeout,
+            stdin=subprocess.DEVNULL, env=env,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"git {args[0]} failed: {exc}") from exc
+    if check and done.returncode != 0:
+        raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+@dataclass(frozen=True, slots=True)
+class RepoState:
+    root: Path
+    head: str  # the base commit
+    branch: str | None  # None when HEAD is detached
+    dirty: list[str]  # tracked paths with uncommitted changes (staged or not)
+
+
+def inspect(path: str | Path) -> RepoState:
+    """The repository at `path`, or InvalidRequest saying why it cannot be used."""
+    p = Path(path).expanduser()
+    if not p.is_dir():
+        raise InvalidRequest(f"{path} is not a directory")
+    inside = git(p, "rev-parse", "--is-inside-work-tree", check=False).strip()
+    if inside != "true":
+        raise InvalidRequest(
+            f"{path} is not a git repository (the coder works on a new branch in a git "
+            "worktree): run `git init` and commit your files first"
+        )
+    root = Path(git(p, "rev-parse", "--show-toplevel").strip())
+    head = git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False).strip()
+    if not head:
+        raise InvalidRequest(f"{root} has no commits yet: commit your files first")
+    branch = git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).strip() or None
+    status = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=no")
+    dirty = [entry[3:] for entry in status.split("\0") if len(entry) > 3]
+    return RepoState(root, head, branch, dirty)
+
+
+def resolve_files(state: RepoState, names: list[str], what: str) -> list[str]:
+    """Repo-relative paths of files that exist at the base commit; InvalidRequest otherwise."""
+    tracked = set(git(state.root, "ls-tree", "-r", "-z", "--name-only", state.head).split("\0"))
+    out: list[str] = []
+    unknown: list[str] = []
+    for name in names:
+        rel = _relative(state.root, name)
+        if rel is None or rel not in tracked:
+            unknown.append(name)
+        else:
+            out.append(rel)
+    if unknown:
+        raise InvalidRequest(
+            f"unknown {what}: {', '.join(unknown)} (not committed in {state.root} at "
+            f"{state.head[:10]}); name files of the repository, relative to its root"
+        )
+    return out
+
+
+def _relative(root: Path, name: str) -> str | None:
+    for candidate in (Path(name), root / name):
+        full = candidate if candidate.is_absolute() else Path.cwd() / candidate
+        try:
+            rel = full.resolve().relative_to(root.resolve())
+        except (ValueError, OSError):
+            continue
+        if rel.parts and ".." not in rel.parts:
+            return rel.as_posix()
+    return None
+
+
+def slug(text: str) -> str:
+    words = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return words[:40].rstrip("-") or "task"
+
+
+@dataclass(slots=True)
+class Worktree:
+    repo: Path
+    path: Path
+    branch: str
+    base: str
+
+    @classmethod
+    def create(cls, state: RepoState, parent: Path, message: str) -> Worktree:
+        branch = f"sandlot/coder-{slug(message)}-{secrets.token_hex(3)}"
+        path = parent / "worktree"
+        git(state.root, "worktree", "add", "-q", "-b", branch, str(path), state.head)
+        return cls(state.root, path, branch, state.head)
+
+    def hide(self, rel: str) -> None:
+        """Keep a tracked file out of this worktree without recording a deletion."""
+        if (self.path / rel).exists():
+            git(self.path, "update-index", "--skip-worktree", "--", rel)
+            (self.path / rel).unlink()
+
+    def head(self) -> str:
+        return git(self.path, "rev-parse", "HEAD").strip()
+
+    def commit_all(self, message: str) -> str | None:
+        """Commit every change Aider left (not its artefacts); the new sha, or None if none."""
+        git(self.path, "add", "-A", "--", ".", *EXCLUDE)
+        if not git(self.path, "diff", "--cached", "--name-only").strip():
+            return None
+        ident: list[str] = []
+        if not git(self.path, "config", "user.email", check=False).strip():
+            name, email = FALLBACK_IDENTITY
+            ident = ["-c", f"user.name={name}", "-c", f"user.email={email}"]
+        git(self.path, *ident, "commit", "-q", "--no-verify", "-m", message)
+        return self.head()
+
+    def diff(self) -> str:
+        return git(self.path, "diff", "--no-color", f"{self.base}..HEAD")
+
+    def changed_files(self) -> list[str]:
+        out = git(self.path, "diff", "--name-only", "-z", f"{self.base}..HEAD")
+        return [p for p in out.split("\0") if p]
+
+    def remove(self) -> None:
+        """Drop the checkout; the branch (the deliverable) stays."""
+        git(self.repo, "worktree", "remove", "--force", str(self.path), check=False)
+        git(self.repo, "worktree", "prune", check=False)
+
+
+def apply(state: RepoState, head: str) -> str:
+    """Fast-forward the user's branch to `head` (the tested commit); never anything else."""
+    now = inspect(state.root)
+    if now.branch is None or now.branch != state.branch:
+        raise InvalidRequest("--apply needs the branch that was checked out at the start")
+    if now.head != state.head:
+        raise InvalidRequest(
+            f"{now.branch} moved since the coder started; merge the coder's branch yourself"
+        )
+    if now.dirty:
+        raise InvalidRequest(f"uncommitted changes in {', '.join(now.dirty[:5])}; not applying")
+    git(state.root, "merge", "--ff-only", "-q", head)
+    return git(state.root, "rev-parse", "HEAD").strip()

@@ -186,3 +186,4 @@ def show_config(config: ConfigOpt = None) -> None:
 
 
 import sandlot.cli_coder  # noqa: E402,F401  (registers route, test, code)
+from sandlot import cli_eval  # noqa: E402,F401  (registers eval)

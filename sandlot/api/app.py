@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse
 from sandlot import __version__
 from sandlot.api import convert, errors
 from sandlot.api.coder import router as coder_router
+from sandlot.api.judge import judge_router
 from sandlot.api.limits import BodyLimit, JSONBodies
 from sandlot.api.models import ErrorBody, RunCodeRequest, RunCodeResponse
 from sandlot.service import Service
@@ -42,6 +43,7 @@ def create_app(service: Service) -> FastAPI:
     app.add_middleware(JSONBodies)
     body_cap = cfg.max_code_bytes + cfg.max_files_bytes * 4 // 3 + (1 << 20)
     app.add_middleware(BodyLimit, max_bytes=body_cap)
+    app.include_router(judge_router(service))
     app.include_router(coder_router(service))
 
     @app.post("/run_code", response_model=RunCodeResponse, responses=ERRORS)

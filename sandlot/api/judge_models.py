@@ -1,0 +1,148 @@
+"""Wire types of the online-judge endpoints: SandboxFusion's shapes plus sandlot's extra fields.
+
+`config` is optional here (SandboxFusion requires it; `{}` and absent mean the same), unknown
+fields are ignored, and the simple shape (`problem_id`, `solution`, `language`) is accepted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from sandlot.api.models import RunCodeResponse
+
+ProblemId = int | str
+
+
+class TestConfig(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dataset_type: str | None = Field(
+        None, description="a SandboxFusion class name, for rows sent in provided_data"
+    )
+    language: str | None = None
+    locale: str | None = None
+    is_fewshot: bool | None = None
+    compile_timeout: float | None = None
+    run_timeout: float | None = None
+    memory_limit_MB: int | None = None
+    custom_extract_logic: str | None = Field(
+        None, description="refused: sandlot never runs client code in the server"
+    )
+    provided_data: list[dict[str, Any]] | dict[str, Any] | None = None
+    extra: dict[str, Any] | None = Field(
+        None, description="mode, is_freeform, run_all_cases, checker, code_block_idx, ..."
+    )
+
+
+class GetPromptsRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dataset: str
+    config: TestConfig = TestConfig()
+    offset: int = Field(0, ge=0)
+    limit: int = Field(1_000_000, ge=0)
+
+
+class GetPromptByIdRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dataset: str
+    id: ProblemId
+    config: TestConfig = TestConfig()
+
+
+class Prompt(BaseModel):
+    id: ProblemId
+    prompt: str
+    labels: dict[str, Any] = {}
+
+
+class SubmitRequest(BaseModel):
+    """SandboxFusion's `{dataset, id, completion, config}` or `{dataset, problem_id, solution}`."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    dataset: str
+    id: ProblemId | None = None
+    problem_id: ProblemId | None = Field(None, description="the simple shape's name for id")
+    completion: str | None = None
+    solution: str | None = Field(None, description="the simple shape's name for completion")
+    language: str | None = Field(None, description="the simple shape: same as config.language")
+    config: TestConfig = TestConfig()
+
+    @model_validator(mode="after")
+    def _both(self) -> SubmitRequest:
+        if self.id is None and self.problem_id is None:
+            raise ValueError("give the problem's 'id' (or 'problem_id')")
+        if self.completion is None and self.solution is None:
+            raise ValueError("give the model's 'completion' (or 'solution')")
+        return self
+
+
+class EvalTestCase(BaseModel):
+    passed: bool
+    exec_info: RunCodeResponse
+    test_info: dict[str, Any] | None = None
+    verdict: str | None = Field(None, description="sandlot: accepted, wrong_answer, ...")
+
+
+class EvalResult(BaseModel):
+    id: ProblemId
+    accepted: bool
+    extracted_code: str
+    full_code: str | None = None
+    test_code: str | None = None
+    tests: list[EvalTestCase] = []
+    extracted_type: Literal["fenced", "incomplete_fenced", "heuristic", "empty"] | None = None
+    extra: dict[str, Any] | None = None
+    passed: bool | None = Field(None, description="the simple shape: same as accepted")
+
+
+class GetMetricsRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dataset: str
+    config: TestConfig = TestConfig()
+    results: list[dict[str, Any]] = []
+
+
+class Sample(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: ProblemId | None = None
+    task_id: ProblemId | None = None
+    problem_id: ProblemId | None = None
+    completion: str | None = None
+    solution: str | None = None
+
+
+class EvaluateRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dataset: str
+    samples: list[Sample] = Field(description="each {id or task_id, completion}")
+    config: TestConfig = TestConfig()
+    k: list[int] = Field([1], description="the k of pass@k")
+    language: str | None = None
+    details: bool = Field(False, description="return each sample's full EvalResult")
+
+
+class SampleVerdict(BaseModel):
+    id: ProblemId
+    sample: int
+    accepted: bool
+    verdict: str | None = None
+    reason: str | None = None
+    extracted_type: str | None = None
+    result: EvalResult | None = None
+
+
+class EvaluateResponse(BaseModel):
+    dataset: str
+    problems: int
+    samples: int
+    accepted: int
+    pass_at_k: dict[str, float]
+    results: list[SampleVerdict]

@@ -1,0 +1,172 @@
+"""`sandlot eval`: judge a file of samples against a dataset, locally or on a server, with pass@k.
+
+Each judged sample is appended to the results file as soon as it is known, so an interrupted run
+resumes where it stopped (samples already in the results file are not judged again).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from sandlot.cli import ConfigOpt, _config, _fail, app, console
+from sandlot.errors import SandlotError
+from sandlot.judge.batch import Sample, number_samples, record
+from sandlot.judge.metrics import summarize
+
+Done = Callable[[Sample, dict[str, Any]], None]
+
+
+def read_samples(path: Path) -> list[Sample]:
+    rows = []
+    try:
+        with path.open(encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if line.strip():
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as exc:
+                        raise _fail(f"{path}, line {n}: not valid JSON ({exc.msg})") from None
+    except OSError as exc:
+        raise _fail(f"cannot read {path}: {exc}") from None
+    try:
+        return number_samples(rows, str(path))
+    except SandlotError as exc:
+        raise _fail(str(exc)) from None
+
+
+def read_done(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """Records of an earlier run (a torn last line from an interruption is ignored)."""
+    done: dict[tuple[str, int], dict[str, Any]] = {}
+    if not path.exists():
+        return done
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+            done[(str(rec["id"]), int(rec["sample"]))] = rec
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            continue
+    return done
+
+
+async def run_local(
+    dataset: str, samples: list[Sample], extra: dict[str, Any], language: str | None,
+    config: Path | None, on_done: Done,
+) -> None:  # fmt: skip
+    from sandlot.judge import Datasets, Judge, JudgeConfig
+    from sandlot.judge.batch import judge_many
+    from sandlot.service import Service
+
+    service = Service(_config(config)).start()
+    try:
+        judge = Judge(Datasets(service.registry, service.config.dataset_dir or None),
+                      service.require_executor)  # fmt: skip
+        cfg = JudgeConfig(language=language, extra=extra)
+        for s in samples:
+            judge.problem(dataset, s.id, cfg)  # unknown ids fail before anything runs
+        await judge_many(judge, dataset, samples, cfg, service.config.slots * 2,
+                         lambda s, r: on_done(s, record(s, r)))  # fmt: skip
+    finally:
+        service.close()
+
+
+async def run_remote(
+    url: str, dataset: str, samples: list[Sample], extra: dict[str, Any], language: str | None,
+    concurrency: int, on_done: Done,
+) -> None:  # fmt: skip
+    import httpx
+
+    gate = asyncio.Semaphore(concurrency)
+    async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=600) as client:
+
+        async def one(sample: Sample) -> None:
+            body = {"dataset": dataset, "id": sample.id, "completion": sample.completion,
+                    "config": {"language": language, "extra": extra}}  # fmt: skip
+            async with gate:
+                for attempt in range(5):
+                    resp = await client.post("/submit", json=body)
+                    if resp.status_code != 504:  # 504: the server is full; wait and retry
+                        break
+                    await asyncio.sleep(0.5 * 2**attempt)
+            if resp.status_code != 200:
+                raise SandlotError(f"{url}/submit answered {resp.status_code}: {resp.text[:500]}")
+            data = resp.json()
+            extra_out = data.get("extra") or {}
+            on_done(sample, {
+                "id": sample.id, "sample": sample.index, "accepted": data["accepted"],
+                "verdict": extra_out.get("verdict"), "reason": extra_out.get("reason"),
+                "extracted_type": data.get("extracted_type"),
+            })  # fmt: skip
+
+        await asyncio.gather(*(one(s) for s in samples))
+
+
+@app.command("eval")
+def eval_command(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="dataset id (sandlot: list)")],
+    samples: Annotated[
+        Path, typer.Option("--samples", "-s", help="JSONL: {task_id|id, completion} per line")
+    ],
+    k: Annotated[str, typer.Option(help="comma-separated k of pass@k")] = "1",
+    server: Annotated[
+        str, typer.Option(help="a sandlot (or SandboxFusion) URL, or 'local' for this machine")
+    ] = "local",
+    out: Annotated[
+        Path | None, typer.Option(help="results JSONL (default: SAMPLES_results.jsonl)")
+    ] = None,
+    mode: Annotated[str | None, typer.Option(help="cruxeval: input or output")] = None,
+    language: Annotated[str | None, typer.Option(help="for datasets of any language")] = None,
+    concurrency: Annotated[int, typer.Option(help="requests in flight (remote)")] = 8,
+    restart: Annotated[bool, typer.Option(help="ignore earlier results and judge all")] = False,
+    config: ConfigOpt = None,
+) -> None:
+    """Judge every sample of a file, write per-sample results, print pass@k."""
+    try:
+        ks = [int(x) for x in k.split(",") if x.strip()]
+    except ValueError:
+        raise _fail(f"--k must be comma-separated integers, got {k!r}") from None
+    all_samples = read_samples(samples)
+    out = out or samples.with_name(samples.name.removesuffix(".jsonl") + "_results.jsonl")
+    if restart and out.exists():
+        out.unlink()
+    done = read_done(out)
+    todo = [s for s in all_samples if s.key not in done]
+    extra: dict[str, Any] = {"mode": mode} if mode else {}
+    console.print(f"{len(all_samples)} samples, {len(done)} already judged, {len(todo)} to go")
+    with out.open("a", encoding="utf-8") as sink, Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("accepted {task.fields[ok]}"), TimeRemainingColumn(), console=console,
+    ) as progress:  # fmt: skip
+        bar = progress.add_task(dataset, total=len(todo), ok=0)
+        accepted = 0
+
+        def on_done(sample: Sample, rec: dict[str, Any]) -> None:
+            nonlocal accepted
+            accepted += bool(rec["accepted"])
+            sink.write(json.dumps(rec) + "\n")
+            sink.flush()  # a crash loses at most the samples in flight
+            done[sample.key] = rec
+            progress.update(bar, advance=1, ok=accepted)
+
+        try:
+            if server == "local":
+                asyncio.run(run_local(dataset, todo, extra, language, config, on_done))
+            else:
+                asyncio.run(run_remote(server, dataset, todo, extra, language, concurrency,
+                                       on_done))  # fmt: skip
+        except SandlotError as exc:
+            raise _fail(str(exc), 1) from None
+    pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]
+    table = Table("metric", "value")
+    for name, value in summarize(pairs, ks).items():
+        table.add_row(name, f"{value:.4f}")
+    table.add_row("accepted", f"{sum(a for _, a in pairs)}/{len(pairs)}")
+    console.print(table)
+    console.print(f"per-sample results: {out}")

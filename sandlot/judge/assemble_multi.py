@@ -1,0 +1,242 @@
+"""Program assembly for the multi-language families: HumanEval-X, MultiPL-E, aider polyglot."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from sandlot.judge import harnesses
+from sandlot.judge.assemble import (
+    CPP_HEADERS,
+    Row,
+    build_humaneval,
+    no_code,
+)
+from sandlot.judge.extract import Extracted, cut_at, extract
+from sandlot.judge.plans import Assembled, JudgeConfig, Program
+
+# Crates HumanEval-X's Rust declarations `use`; the sandbox has no crates (tasks 0-19 need none).
+_RUST_CRATE_USES = re.compile(r"^use (rand|regex|md5)\b.*$", re.M)
+
+
+def _signature_name(prompt: str) -> str | None:
+    """The function a prompt ends by declaring (the identifier before its last `(`)."""
+    lines = [ln for ln in prompt.rstrip().split("\n") if ln.strip()]
+    for line in reversed(lines[-3:]):
+        m = re.search(r"([A-Za-z_]\w*)\s*(=\s*\([^)]*\)\s*=>|\()", line)
+        if m and not line.lstrip().startswith(("//", "#", "/*", "*")):
+            return m.group(1)
+    return None
+
+
+def _freeform(ex: Extracted, name: str | None) -> bool:
+    """Whether the extracted code is a whole solution (it defines the function) or a body."""
+    if ex.continuation or not name:
+        return False
+    return re.search(rf"\b{re.escape(name)}\b\s*(\(|=)", ex.code) is not None
+
+
+def _rust_tests_as_main(test: str) -> str:
+    """HumanEval-X's `#[test]` module as a plain program: rustc without --test runs it."""
+    names = re.findall(r"#\[test\]\s*fn\s+(\w+)", test)
+    body = re.sub(r"#\[cfg\(test\)\]\s*", "", test)
+    body = re.sub(r"#\[test\]\s*fn\s+", "pub fn ", body)
+    calls = "".join(f"    tests::{n}();\n" for n in names)
+    return f"{body}\n#[allow(dead_code)]\nfn main() {{\n{calls}}}\n"
+
+
+def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
+    language = p["language"]
+    if language == "python":
+        return build_humaneval(row, completion, cfg, p)
+    prompt, test = row["prompt"], row["test"]
+    name = _signature_name(row.get("declaration") or prompt)
+    ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
+    if ex.kind == "empty":
+        return no_code(ex)
+    whole = _freeform(ex, name)
+    code = ex.code
+    if language == "cpp":
+        if whole:
+            code = re.split(r"\nint\s+main\s*\(", "\n" + code)[0]
+        full = CPP_HEADERS + (code if whole else prompt + code) + "\n" + test
+    elif language == "java":
+        full = (code if whole else prompt + code) + "\n" + test
+    elif language == "nodejs":
+        full = harnesses.JS_STRICT_ASSERT + (code if whole else prompt + code) + "\n" + test
+    elif language == "go_test":
+        full = _go_program(row, code, whole)
+    elif language == "rust":
+        decl = _RUST_CRATE_USES.sub("", row.get("declaration", ""))
+        uses = "\n".join(ln for ln in decl.split("\n") if ln.startswith("use "))
+        head = (uses + "\n") if whole else decl + prompt
+        full = head + code + "\n" + _rust_tests_as_main(test)
+    else:
+        full = prompt + code + "\n" + test
+    return Assembled(ex, Program(language, full, test, run_timeout=p.get("run_timeout")))
+
+
+_GO_STD = {"strings": "strings", "strconv": "strconv", "math": "math", "sort": "sort",
+           "fmt": "fmt", "unicode": "unicode", "bytes": "bytes", "regexp": "regexp"}  # fmt: skip
+
+
+def _go_program(row: Row, code: str, whole: bool) -> str:
+    """test_setup's package and imports merged with the prompt's, then solution and tests."""
+    imports = re.findall(r'"[^"]+"', row.get("test_setup", "") + row.get("import", ""))
+    if whole:
+        code = re.sub(r"^package\s+\w+\s*$", "", code, flags=re.M)
+        for block in re.findall(r"^import\s*\((.*?)\)", code, flags=re.M | re.S):
+            imports += re.findall(r'"[^"]+"', block)
+        code = re.sub(r"^import\s*\(.*?\)|^import\s+\"[^\"]+\"", "", code, flags=re.M | re.S)
+        code = drop_main(code, "go")
+        head = ""
+    else:
+        head = re.sub(r"^import\s*\(.*?\)\s*", "", row["prompt"], flags=re.M | re.S)
+    body = f"{head}{code}\n{row['test']}"
+    for ident, path in _GO_STD.items():  # what the tests use without importing it
+        if f'"{path}"' not in imports and re.search(rf"\b{ident}\.\w", body):
+            imports.append(f'"{path}"')
+    block = "\n".join(f"    {i}" for i in dict.fromkeys(imports))
+    return f"package main\n\nimport (\n{block}\n)\n\n{body}"
+
+
+# -- MultiPL-E ----------------------------------------------------------------------------------
+
+_PRELUDE = re.compile(r"^(#include|import |using |use |require|const \w+ = require|<\?php)")
+
+
+_MAINS = {
+    "cpp": r"\bint\s+main\s*\(", "c": r"\bint\s+main\s*\(", "rust": r"\bfn\s+main\s*\(\s*\)",
+    "java": r"(public\s+)?static\s+void\s+main\s*\(", "go": r"\bfunc\s+main\s*\(\s*\)",
+    "csharp": r"(public\s+)?static\s+void\s+Main\s*\(", "scala": r"\bdef\s+main\s*\(",
+    "kotlin": r"\bfun\s+main\s*\(", "typescript": None, "D_ut": r"\bvoid\s+main\s*\(",
+}  # fmt: skip
+
+
+def drop_main(code: str, language: str) -> str:
+    """A whole solution without its own entry point (the tests bring theirs), brace-matched."""
+    pattern = _MAINS.get(language)
+    m = re.search(pattern, code) if pattern else None
+    if m is None:
+        return code
+    start = code.rfind("\n", 0, m.start()) + 1
+    brace = code.find("{", m.end())
+    if brace == -1:
+        return code[:start]
+    depth = 0
+    for i in range(brace, len(code)):
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        if depth == 0:
+            return code[:start] + code[i + 1 :]
+    return code[:start]
+
+
+def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
+    language = p["language"]
+    prompt, tests = row["prompt"], row["tests"]
+    if language == "java":
+        # sandlot runs class Main; MultiPL-E's harness names it Problem. javatuples is absent.
+        prompt = prompt.replace("class Problem", "class Main").replace(
+            "import org.javatuples.*;\n", "")  # fmt: skip
+        tests = tests.replace("class Problem", "class Main")
+    name = _signature_name(prompt)
+    ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
+    if ex.kind == "empty":
+        return no_code(ex)
+    stops = tuple(s for s in row.get("stop_tokens") or () if not s.startswith("re:"))
+    if _freeform(ex, name):
+        code = ex.code
+        if language == "java":
+            code = code.replace("class Problem", "class Main").replace(
+                "import org.javatuples.*;\n", "")  # fmt: skip
+            code = code.rstrip()
+            code = code[:-1] if code.endswith("}") else code  # the class closes in the tests
+        code = drop_main(code, language)
+        if language == "php":
+            code = code.strip().removeprefix("<?php").removesuffix("?>")
+        present = set(code.split("\n"))
+        prelude = "\n".join(
+            ln for ln in prompt.split("\n") if _PRELUDE.match(ln) and ln not in present
+        )
+        first, _, rest = tests.partition("\n")
+        # MultiPL-E tests begin by closing the prompt's function; a whole solution closed it.
+        tail = rest if first.strip() == "}" else tests
+        full = f"{prelude}\n{code}\n{tail}"
+    else:
+        full = prompt + cut_at(ex.code, stops) + tests
+    markers = (b"FAILURE",) if language == "racket" else ()  # rackunit reports, exits 0
+    return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
+                                fail_markers=markers))  # fmt: skip
+
+
+# -- aider polyglot -----------------------------------------------------------------------------
+
+
+def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
+    language = row["language"]
+    resolve = p.get("resolve", lambda x: x)
+    target = resolve({"javascript": "nodejs"}.get(language, language))
+    ex = extract(completion, target, None, cfg.extra.get("code_block_idx"))
+    if ex.kind == "empty":
+        return no_code(ex)
+    tests: dict[str, str] = {**row.get("test_files", {}), **row.get("editor_files", {})}
+    files = {path: text.encode() for path, text in tests.items()}
+    sources = [s for s in row.get("solution_files", {}) if not s.endswith((".toml", ".json"))]
+    if language == "python":
+        # The test file runs as pytest's own file; the solution sits beside it under its name.
+        files[sources[0]] = ex.code.encode()
+        test_path, test_text = next(iter(row.get("test_files", {}).items()))
+        files.pop(test_path, None)
+        return Assembled(ex, Program("pytest", test_text, test_text, files=files, run_timeout=60))
+    if language == "rust":
+        crate = _cargo_name(row.get("manifest_files", {}).get("Cargo.toml", "")) or "solution"
+        files["src/lib.rs"] = ex.code.encode()
+        script = _rust_script(crate, list(row.get("test_files", {})))
+        return Assembled(ex, Program("bash", script, script, files=files, run_timeout=120))
+    tests_in_order = list(row.get("test_files", {}).items())
+    if language == "go":
+        # go_test builds the directory: the first test file is the program, the rest beside it.
+        files[sources[0]] = ex.code.encode()
+        first, text = tests_in_order[0]
+        files.pop(first, None)
+        return Assembled(ex, Program("go_test", text, text, files=files, run_timeout=60))
+    if language == "javascript":
+        files[sources[0]] = ex.code.encode()
+        first, text = tests_in_order[0]
+        files.pop(first, None)
+        text = re.sub(r"\bxtest\(", "test(", text)  # Exercism skips all but the first; run all
+        return Assembled(ex, Program("jest", text, text, files=files, run_timeout=60))
+    return Assembled(
+        ex, None,
+        f"aider polyglot {language} exercises need {_RUNNERS.get(language, 'a test runner')}, "
+        "which this server does not have",
+    )  # fmt: skip
+
+
+_RUNNERS = {"java": "JUnit 5 and AssertJ", "cpp": "the Catch2 header"}
+
+
+def _cargo_name(manifest: str) -> str | None:
+    m = re.search(r'^name\s*=\s*"([^"]+)"', manifest, re.M)
+    return m.group(1).replace("-", "_") if m else None
+
+
+def _rust_script(crate: str, test_files: list[str]) -> str:
+    # cargo needs the network for nothing here, but rustc alone is faster: build the library,
+    # then each integration test against it, and run every test including the ignored ones.
+    lines = ["set -e",
+             f"rustc --edition 2021 --crate-type lib --crate-name {crate} -o lib{crate}.rlib "
+             "src/lib.rs"]  # fmt: skip
+    for n, path in enumerate(test_files):
+        lines.append(f"rustc --edition 2021 --test -L . --extern {crate}=lib{crate}.rlib "
+                     f"-o t{n} {shlex.quote(path)}")  # fmt: skip
+        lines.append(f"./t{n} --include-ignored -q")
+    return "\n".join(lines) + "\n"
+
+
+def reference_completion(row: Row) -> str | None:
+    """The aider polyglot reference solution as a fenced completion (for tests and checks)."""
+    example = next(iter(row.get("example_files", {}).values()), None)
+    if example is None:
+        return None
+    return f"```{row['language']}\n{example}\n```"

@@ -1,0 +1,342 @@
+"""The judge: find the problem, assemble the program, run it through the executor, give a verdict.
+
+It calls the executor (never the jail). A program family runs one program per submission (all of
+a task's tests in one process); a stdin/stdout family builds once and runs the cases in parallel
+across the slots, in chunks so that it can stop at the first failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandlot.errors import InvalidRequest, JailError, UnknownLanguage
+from sandlot.executor import CodeRequest, Execution, Executor
+from sandlot.judge import prompts
+from sandlot.judge.checkers import TESTLIB, Checker
+from sandlot.judge.datasets import CLASS_FAMILIES, Datasets, DatasetSpec, row_id
+from sandlot.judge.families import FAMILIES
+from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
+from sandlot.judge.verdicts import Verdict, of_execution
+
+Row = dict[str, Any]
+CASE_TEXT_LIMIT = 1000  # SandboxFusion truncates passed cases' text to this unless asked not to
+# A whole task's tests in one program: SandboxFusion's default for these families (MBPP's task
+# 123 alone takes 2-3 s of CPU; a busy machine must not turn that into a time limit).
+PROGRAM_TIMEOUT = 20.0
+SANDBOX_RETRIES = 1  # SandboxFusion's clients retry SandboxError too; do it here, once
+CHECKER_FILES = ("input.txt", "output.txt", "answer.txt")
+
+
+@dataclass(slots=True)
+class TestOutcome:
+    passed: bool
+    verdict: Verdict
+    execution: Execution | None = None
+    test_info: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class EvalResult:
+    id: str | int
+    accepted: bool
+    extracted_code: str
+    full_code: str | None = None
+    test_code: str | None = None
+    tests: list[TestOutcome] = field(default_factory=list)
+    extracted_type: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Judge:
+    def __init__(self, datasets: Datasets, executor: Callable[[], Executor]) -> None:
+        self.datasets = datasets
+        self._executor = executor  # resolved per call: the service may have no jail
+
+    # -- problems and prompts ------------------------------------------------------------------
+
+    def spec(self, dataset: str, cfg: JudgeConfig) -> DatasetSpec:
+        if (
+            cfg.provided_data is not None
+            and dataset not in self.datasets.specs
+            and (dataset not in self.datasets.aliases)
+        ):
+            family = CLASS_FAMILIES.get(cfg.dataset_type or "")
+            if family is None:
+                raise InvalidRequest(
+                    f"no dataset {dataset!r} here and config.dataset_type "
+                    f"{cfg.dataset_type!r} names no known class; use one of: "
+                    f"{', '.join(CLASS_FAMILIES)}"
+                )
+            return DatasetSpec(name=dataset, family=family, file="", language=cfg.language)
+        return self.datasets.spec(dataset)
+
+    def rows(self, dataset: str, cfg: JudgeConfig) -> tuple[DatasetSpec, list[Row]]:
+        spec = self.spec(dataset, cfg)
+        if cfg.provided_data is not None:
+            data = cfg.provided_data
+            if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+                raise InvalidRequest("config.provided_data must be a list of rows here")
+            return spec, data
+        return spec, self.datasets.get(spec.name).rows
+
+    def problem(
+        self, dataset: str, problem_id: str | int, cfg: JudgeConfig
+    ) -> tuple[DatasetSpec, Row]:
+        spec = self.spec(dataset, cfg)
+        data = cfg.provided_data
+        if data is None:
+            return spec, self.datasets.get(spec.name).get(problem_id)
+        if isinstance(data, dict):
+            return spec, data
+        if isinstance(data, list):
+            for row in data:
+                if isinstance(row, dict) and str(_safe_id(row, spec)) == str(problem_id):
+                    return spec, row
+            raise InvalidRequest(f"config.provided_data has no row with id {problem_id!r}")
+        raise InvalidRequest("config.provided_data must be a row (object) or a list of rows")
+
+    def ids(self, dataset: str, cfg: JudgeConfig) -> list[str | int]:
+        spec, rows = self.rows(dataset, cfg)
+        return [_safe_id(r, spec) for r in rows]
+
+    def prompts(
+        self, dataset: str, cfg: JudgeConfig, offset: int = 0, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        spec, rows = self.rows(dataset, cfg)
+        chosen = rows if cfg.provided_data is not None else rows[offset:][:limit]
+        out = []
+        for row in chosen:
+            out.extend(self._prompt_objects(spec, row, cfg))
+        return out
+
+    def prompt_by_id(self, dataset: str, problem_id: str | int, cfg: JudgeConfig) -> dict:
+        spec, row = self.problem(dataset, problem_id, cfg)
+        if spec.family == "cruxeval" and "mode" not in cfg.extra:
+            cfg = JudgeConfig(**{**_cfg_fields(cfg), "extra": {**cfg.extra, "mode": "output"}})
+        return self._prompt_objects(spec, row, cfg)[0]
+
+    def _prompt_objects(self, spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> list[dict]:
+        text = prompts.build(spec.family, row, cfg, spec.language)
+        pid, lab = _safe_id(row, spec), prompts.row_labels(row)
+        if isinstance(text, list):  # cruxeval without a mode: both prompts, as SandboxFusion
+            return [{"id": pid, "prompt": t, "labels": {**lab, "mode": m}}
+                    for t, m in zip(text, ("output", "input"), strict=True)]  # fmt: skip
+        return [{"id": pid, "prompt": text, "labels": lab}]
+
+    # -- judging -------------------------------------------------------------------------------
+
+    def assemble(self, spec: DatasetSpec, row: Row, completion: str, cfg: JudgeConfig) -> Assembled:
+        builder = FAMILIES[spec.family]
+        params = {**spec.params, "language": spec.language, "resolve": self.resolve_language}
+        return builder(row, completion, cfg, params)
+
+    def resolve_language(self, name: str) -> str:
+        try:
+            return self.datasets.registry.get(name).name
+        except UnknownLanguage:
+            return name
+
+    async def submit(
+        self, dataset: str, problem_id: str | int, completion: str, cfg: JudgeConfig
+    ) -> EvalResult:
+        spec, row = self.problem(dataset, problem_id, cfg)
+        assembled = self.assemble(spec, row, completion, cfg)
+        ex = assembled.extracted
+        result = EvalResult(
+            id=problem_id, accepted=False, extracted_code=ex.code, extracted_type=ex.kind,
+            extra={"dataset": spec.name, "extraction": ex.how, **assembled.extra},
+        )  # fmt: skip
+        job = assembled.job
+        if job is None:
+            result.extra.update(verdict=Verdict.NO_CODE.value, reason=assembled.reason)
+            return result
+        result.extra["language"] = job.language
+        result.full_code = job.code
+        problem = self._check_job(job, ex.code)
+        if problem is not None:
+            verdict, reason = problem
+            result.extra.update(verdict=verdict.value, reason=reason)
+            return result
+        if isinstance(job, Program):
+            await self._run_program(job, cfg, result)
+        else:
+            await self._run_stdio(job, cfg, result)
+        return result
+
+    def _check_job(self, job: Program | StdioJob, code: str) -> tuple[Verdict, str] | None:
+        try:
+            name = self.datasets.registry.get(job.language).name
+        except UnknownLanguage:
+            return Verdict.SANDBOX_ERROR, f"language {job.language!r} is not supported here"
+        status = self.datasets.registry.available(name)
+        if not status.available:
+            return Verdict.SANDBOX_ERROR, f"language {name!r} is {status.reason}"
+        if isinstance(job, Program):
+            for pattern in job.forbidden:
+                if pattern in code:
+                    return Verdict.WRONG_ANSWER, f"the code calls {pattern} (an early exit)"
+        return None
+
+    def _request(
+        self, language: str, code: str, cfg: JudgeConfig, job: Any, **kw: Any
+    ) -> CodeRequest:
+        return CodeRequest(
+            language=language, code=code,
+            run_timeout=cfg.run_timeout or job.run_timeout,
+            compile_timeout=cfg.compile_timeout or job.compile_timeout,
+            memory_mb=cfg.memory_mb, **kw,
+        )  # fmt: skip
+
+    async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
+        result.test_code = job.test_code
+        if job.flag:
+            nonce = secrets.token_hex(12)
+            job.code += f"\nprint({nonce!r})\n"
+            job.require_stdout = nonce.encode()
+        if job.run_timeout is None:
+            job.run_timeout = PROGRAM_TIMEOUT
+        execution = await self._execute(
+            self._request(job.language, job.code, cfg, job, files=job.files)
+        )
+        verdict = of_execution(execution)
+        why = _post_check(job, execution) if verdict is Verdict.ACCEPTED else None
+        if why is not None:
+            verdict = Verdict.WRONG_ANSWER
+        result.accepted = verdict is Verdict.ACCEPTED
+        result.tests = [TestOutcome(result.accepted, verdict, execution, job.test_info)]
+        result.extra["verdict"] = verdict.value
+        if not result.accepted:
+            result.extra["reason"] = why or _reason(verdict, execution)
+
+    async def _run_stdio(self, job: StdioJob, cfg: JudgeConfig, result: EvalResult) -> None:
+        if not job.cases:
+            raise InvalidRequest("this problem has no test cases")
+        executor = self._executor()
+        chunk = len(job.cases) if job.run_all else max(2, executor.config.slots * 2)
+        chunk = min(chunk, 64)  # stay well inside the admission queue
+        outcomes: list[TestOutcome] = []
+        for start in range(0, len(job.cases), chunk):
+            batch = job.cases[start : start + chunk]
+            outcomes.extend(await asyncio.gather(*(self._case(job, c, cfg) for c in batch)))
+            first_bad = next((o for o in outcomes if not o.passed), None)
+            if first_bad is not None and first_bad.verdict is Verdict.COMPILE_ERROR:
+                outcomes = [first_bad]  # one compile error, not one per case
+                break
+            if first_bad is not None and not job.run_all:
+                break
+        failing = next((o for o in outcomes if not o.passed), None)
+        result.tests = outcomes
+        result.accepted = failing is None and len(outcomes) == len(job.cases)
+        result.extra.update(
+            verdict=(failing.verdict if failing else Verdict.ACCEPTED).value,
+            cases_total=len(job.cases), cases_run=len(outcomes),
+            checker=job.checker.mode,
+        )  # fmt: skip
+        if failing is not None:
+            info = failing.test_info or {}
+            result.extra["reason"] = info.get("reason") or failing.verdict.value
+
+    async def _case(self, job: StdioJob, case: StdioCase, cfg: JudgeConfig) -> TestOutcome:
+        req = self._request(job.language, job.code, cfg, job, files=job.files,
+                            stdin=case.stdin.encode())  # fmt: skip
+        execution = await self._execute(req)
+        verdict = of_execution(execution)
+        reason: str | None = None
+        if verdict is Verdict.WRONG_ANSWER:
+            verdict = Verdict.RUNTIME_ERROR  # no assertion semantics for stdin programs
+        if verdict is Verdict.ACCEPTED and execution.run is not None:
+            actual = execution.run.stdout.decode(errors="replace")
+            ok, reason = await self._check(job.checker, case, actual, cfg)
+            verdict = Verdict.ACCEPTED if ok else Verdict.WRONG_ANSWER
+        elif verdict is not Verdict.ACCEPTED:
+            reason = _reason(verdict, execution)
+        passed = verdict is Verdict.ACCEPTED
+        limit = None if (job.full_cases or not passed) else CASE_TEXT_LIMIT
+        info = {
+            "input": {"stdin": _clip(case.stdin, limit)},
+            "output": {"stdout": _clip(case.expected, limit)},
+            "verdict": verdict.value,
+        }
+        if reason:
+            info["reason"] = reason
+        return TestOutcome(passed, verdict, execution, info)
+
+    async def _execute(self, req: CodeRequest) -> Execution:
+        """Run through the executor; a sandbox fault (never the program's) is retried once."""
+        for attempt in range(SANDBOX_RETRIES + 1):
+            try:
+                execution = await self._executor().execute(req)
+            except JailError as exc:
+                execution = Execution(language=req.language, error=str(exc))
+            if execution.error is None or attempt == SANDBOX_RETRIES:
+                return execution
+            await asyncio.sleep(0.05)
+        raise AssertionError("unreachable")
+
+    async def _check(
+        self, checker: Checker, case: StdioCase, actual: str, cfg: JudgeConfig
+    ) -> tuple[bool, str | None]:
+        if checker.mode != "custom":
+            return checker.compare(actual, case.expected)
+        assert checker.code is not None
+        files = dict(zip(CHECKER_FILES, (case.stdin.encode(), actual.encode(),
+                                         case.expected.encode()), strict=True))  # fmt: skip
+        execution = await self._execute(
+            CodeRequest(language=checker.language, code=checker.code, files=files)
+        )
+        run = execution.run
+        if execution.error or run is None or run.limit is not None:
+            why = execution.error or (
+                "it did not compile" if run is None else f"it hit the {run.limit} limit"
+            )
+            return False, f"the checker failed to run: {why}"  # fmt: skip
+        if run.exit_code == 0:
+            return True, None
+        said = (run.stdout or run.stderr).decode(errors="replace").strip()[:300]
+        what = TESTLIB.get(run.exit_code or -1, f"exit code {run.exit_code}")
+        return False, f"checker: {what}" + (f": {said}" if said else "")
+
+
+def _post_check(job: Program, execution: Execution) -> str | None:
+    """Why a program that exited 0 still fails, if it does."""
+    run = execution.run
+    if run is None:
+        return None
+    if any(marker in run.stderr for marker in job.fail_markers):
+        return "the tests reported a failure: " + run.stderr.decode(errors="replace")[-300:]
+    if job.require_stdout is not None and job.require_stdout not in run.stdout:
+        if job.flag:
+            return "the tests did not run to the end: the program exited early"
+        said = run.stdout.decode(errors="replace")[-300:]
+        return f"the output lacks {job.require_stdout.decode()!r}: {said}"
+    return None
+
+
+def _reason(verdict: Verdict, execution: Execution) -> str:
+    if execution.error:
+        return execution.error
+    step = execution.run if verdict is not Verdict.COMPILE_ERROR else execution.compile
+    tail = ""
+    if step is not None:
+        # pytest and some runtimes report on stdout; compilers and tracebacks on stderr
+        tail = (step.stderr.strip() or step.stdout.strip()).decode(errors="replace")[-500:]
+    return verdict.value + (f": {tail}" if tail else "")
+
+
+def _clip(text: str, limit: int | None) -> str:
+    return text if limit is None or len(text) <= limit else text[:limit] + "..."
+
+
+def _safe_id(row: Row, spec: DatasetSpec) -> str | int:
+    try:
+        return row_id(row, spec)
+    except KeyError:
+        raise InvalidRequest(f"a row has no '{spec.id_field}' (or 'id') field") from None
+
+
+def _cfg_fields(cfg: JudgeConfig) -> dict[str, Any]:
+    return {k: getattr(cfg, k) for k in JudgeConfig.__dataclass_fields__}

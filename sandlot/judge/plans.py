@@ -1,0 +1,75 @@
+"""What an assembler hands the judge: one program to run, or a program and its stdin cases."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sandlot.judge.checkers import Checker
+from sandlot.judge.extract import Extracted
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConfig:
+    """SandboxFusion's TestConfig, as the judge uses it (`custom_extract_logic` is refused)."""
+
+    language: str | None = None
+    locale: str | None = None
+    is_fewshot: bool = False
+    compile_timeout: float | None = None
+    run_timeout: float | None = None
+    memory_mb: int | None = None
+    dataset_type: str | None = None
+    provided_data: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Program:
+    """A program that is accepted iff it compiles and exits 0 within its limits."""
+
+    language: str
+    code: str
+    test_code: str | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
+    run_timeout: float | None = None
+    compile_timeout: float | None = None
+    test_info: dict[str, Any] | None = None
+    # SandboxFusion's anti-hack check: code that exits early with success is not a solution.
+    forbidden: tuple[str, ...] = ()
+    # Test libraries that report failures but exit 0 (racket's rackunit): these in stderr reject.
+    fail_markers: tuple[bytes, ...] = ()
+    # A pattern the program's stdout must contain (testbenches that always exit 0).
+    require_stdout: bytes | None = None
+    # Python programs whose tests run to the end of the file: a nonce printed last must appear,
+    # so `sys.exit(0)` / `os._exit(0)` before the tests is no pass.
+    flag: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StdioCase:
+    stdin: str
+    expected: str
+
+
+@dataclass(slots=True)
+class StdioJob:
+    """A program run once per case (compiled once), its stdout judged by a checker."""
+
+    language: str
+    code: str
+    cases: list[StdioCase]
+    checker: Checker
+    run_all: bool = False  # run every case even after a failure
+    files: dict[str, bytes] = field(default_factory=dict)
+    run_timeout: float | None = None
+    compile_timeout: float | None = None
+    full_cases: bool = False  # return long stdin/stdout of passed cases untruncated
+
+
+@dataclass(slots=True)
+class Assembled:
+    extracted: Extracted
+    job: Program | StdioJob | None  # None: nothing to run (the reason says why)
+    reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

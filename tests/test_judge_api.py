@@ -1,0 +1,290 @@
+"""The online-judge endpoints on a real server, with real runs in the jail."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from conftest import Server, assert_nothing_left
+
+SUM_TESTS = [{"stdin": f"{a} {b}\n", "expected_stdout": f"{a + b}\n"} for a, b in
+             [(1, 2), (10, 20), (-5, 5), (100, 1), (7, 8), (0, 0)]]  # fmt: skip
+USER_ROWS = [
+    {"id": "sum", "prompt": "Read a and b, print a+b.", "tests": SUM_TESTS},
+    {"id": "shout", "prompt": "Print YES.", "tests": [{"stdin": "", "expected_stdout": "yes\n"}],
+     "checker": "case"},
+    {"id": "third", "prompt": "Print 1/3.",
+     "tests": [{"stdin": "", "expected_stdout": "0.333333\n"}],
+     "checker": {"mode": "float", "abs_tol": 1e-4}},
+    {"id": "add", "prompt": "def add(a, b):\n", "test": "assert add(2, 3) == 5\n"},
+]  # fmt: skip
+PY_SUM = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
+CPP_SUM = (
+    '```cpp\n#include <cstdio>\nint main(){long a,b;scanf("%ld %ld",&a,&b);'
+    'printf("%ld\\n",a+b);}\n```'
+)
+
+
+@pytest.fixture(scope="module")
+def judge_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    folder = tmp_path_factory.mktemp("datasets")
+    (folder / "mine.jsonl").write_text("".join(json.dumps(r) + "\n" for r in USER_ROWS))
+    (folder / "broken.jsonl").write_text('{"id": 1, "prompt": "p", "test": "x"}\n{"id": 2,\n')
+    srv = Server("--slots", "2", env={"SANDLOT_DATASET_DIR": str(folder)})
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()
+    assert_nothing_left(srv)
+
+
+@pytest.fixture(scope="module")
+def api(judge_server: Server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=judge_server.url, timeout=300) as c:
+        yield c
+
+
+def submit(api: httpx.Client, **body) -> dict:
+    r = api.post("/submit", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_list_datasets_and_ids_and_prompts(api: httpx.Client) -> None:
+    names = api.get("/list_datasets").json()
+    assert {"humaneval_python", "mbpp", "cruxeval", "code_contests", "mine"} <= set(names)
+    ids = api.post("/list_ids", json={"dataset": "humaneval", "config": {}}).json()
+    assert len(ids) == 164 and ids[0] == "HumanEval/0"
+    prompts = api.post("/get_prompts", json={"dataset": "mbpp", "config": {}, "offset": 10,
+                                             "limit": 3}).json()  # fmt: skip
+    assert [p["id"] for p in prompts] == [11, 12, 13]
+    assert "Your code should pass these tests" in prompts[0]["prompt"]
+    one = api.post("/get_prompt_by_id", json={"dataset": "humaneval", "id": "HumanEval/2",
+                                              "config": {}}).json()  # fmt: skip
+    assert one["id"] == "HumanEval/2" and "def truncate_number" in one["prompt"]
+    assert one["labels"]["entry_point"] == "truncate_number"
+    body = {"dataset": "cruxeval", "limit": 1, "config": {"extra": {"mode": "input"}}}
+    crux = api.post("/get_prompts", json=body).json()
+    assert len(crux) == 1 and "f(??)" in crux[0]["prompt"]
+
+
+def test_submit_sandboxfusion_shape(api: httpx.Client) -> None:
+    body = (
+        "```python\ndef has_close_elements(numbers, threshold):\n    return any("
+        "abs(a - b) < threshold for i, a in enumerate(numbers) for b in numbers[i + 1:])\n```"
+    )
+    out = submit(api, dataset="humaneval_python", id="HumanEval/0", completion=body, config={})
+    assert out["accepted"] is True and out["extracted_type"] == "fenced"
+    assert out["extracted_code"].startswith("def has_close_elements")
+    assert "check(has_close_elements)" in out["full_code"] and out["test_code"]
+    assert out["tests"][0]["passed"] and out["tests"][0]["exec_info"]["status"] == "Success"
+    assert out["extra"]["verdict"] == "accepted" and out["passed"] is None
+
+
+def test_submit_simple_shape(api: httpx.Client) -> None:
+    out = submit(api, dataset="humaneval", problem_id="HumanEval/0", language="python",
+                 solution="    return False\n")  # fmt: skip
+    assert out["passed"] is False and out["accepted"] is False
+    assert out["extra"]["verdict"] == "wrong_answer" and "AssertionError" in out["extra"]["reason"]
+
+
+def test_unknown_dataset_or_id_is_404_with_what_exists(api: httpx.Client) -> None:
+    r = api.post("/submit", json={"dataset": "humaneva", "id": 0, "completion": "x"})
+    assert r.status_code == 404 and "humaneval_python" in r.json()["detail"]
+    r = api.post("/submit", json={"dataset": "mbpp", "id": 9999, "completion": "x"})
+    assert r.status_code == 404 and "974 problems" in r.json()["detail"]
+    r = api.post("/get_prompt_by_id", json={"dataset": "nope", "id": 1, "config": {}})
+    assert r.status_code == 404
+
+
+def test_completion_without_code_is_rejected_with_the_reason(api: httpx.Client) -> None:
+    out = submit(api, dataset="mbpp", id=11, completion="Sorry, I cannot do that.")
+    assert out["accepted"] is False and out["extracted_type"] == "empty"
+    assert out["extra"]["verdict"] == "no_code" and "no code" in out["extra"]["reason"]
+    assert out["tests"] == []
+
+
+def test_bad_requests_are_4xx(api: httpx.Client) -> None:
+    r = api.post("/submit", json={"dataset": "mbpp", "id": 11, "completion": "x",
+                                  "config": {"custom_extract_logic": "import os"}})  # fmt: skip
+    assert r.status_code == 400 and "never runs client code" in r.json()["detail"]
+    r = api.post("/submit", json={"dataset": "mbpp", "completion": "x"})
+    assert r.status_code == 422 and "id" in r.json()["detail"]
+    r = api.post("/submit", json={"dataset": "cruxeval", "id": "sample_0", "completion": "1",
+                                  "config": {"extra": {"mode": "sideways"}}})  # fmt: skip
+    assert r.status_code == 400 and "mode" in r.json()["detail"]
+    r = api.post("/submit", json={"dataset": "code_contests", "id": 0, "completion": PY_SUM})
+    assert r.status_code == 400 and "config.language" in r.json()["detail"]
+
+
+def test_malformed_user_dataset_names_file_and_line(api: httpx.Client) -> None:
+    r = api.post("/list_ids", json={"dataset": "broken", "config": {}})
+    assert r.status_code == 422
+    assert "broken.jsonl, line 2: not valid JSON" in r.json()["detail"]
+
+
+def test_provided_data_with_a_sandboxfusion_class(api: httpx.Client) -> None:
+    row = {"task_id": "T/1", "prompt": "def twice(x):\n", "test": "def check(f):\n"
+           "    assert f(2) == 4\n", "entry_point": "twice"}  # fmt: skip
+    cfg = {"dataset_type": "HumanEvalDataset", "provided_data": row}
+    out = submit(api, dataset="my_eval", id="T/1", completion="    return 2 * x\n", config=cfg)
+    assert out["accepted"] is True
+    prompts = api.post("/get_prompts", json={"dataset": "my_eval", "config": {
+        "dataset_type": "HumanEvalDataset", "provided_data": [row]}}).json()  # fmt: skip
+    assert prompts == [{"id": "T/1", "prompt": "def twice(x):\n", "labels": prompts[0]["labels"]}]
+
+
+def test_get_metrics_pass_at_k(api: httpx.Client) -> None:
+    results = [{"id": 1, "accepted": True}, {"id": 1, "accepted": False},
+               {"id": 2, "accepted": False}, {"id": 2, "accepted": False}]  # fmt: skip
+    body = {"dataset": "mbpp", "results": results, "config": {"extra": {"k_targets": [1, 2]}}}
+    out = api.post("/get_metrics", json=body).json()
+    assert out == {"pass@1": 0.25, "pass@2": 0.5}
+    assert api.post("/get_metrics_function", json={"dataset": "mbpp", "config": {}}).json() == {
+        "function": None
+    }
+
+
+# -- stdin/stdout judging ----------------------------------------------------------------------
+
+
+def test_stdio_accepted_in_python_and_cpp(api: httpx.Client) -> None:
+    out = submit(api, dataset="mine", id="sum", completion=PY_SUM)
+    assert out["accepted"] and len(out["tests"]) == 6
+    assert all(t["verdict"] == "accepted" for t in out["tests"])
+    assert out["tests"][0]["test_info"]["input"]["stdin"] == "1 2\n"
+    out = submit(api, dataset="mine", id="sum", completion=CPP_SUM, config={"language": "cpp"})
+    assert out["accepted"] and out["extra"]["language"] == "cpp"
+    # compiled once: every case ran against the one build
+    compiled = [t["exec_info"]["compile_result"] for t in out["tests"]]
+    assert sum(not t["exec_info"]["cached_build"] for t in out["tests"]) <= 2, compiled
+
+
+@pytest.mark.parametrize(
+    ("code", "language", "config", "verdict"),
+    [
+        ("print(int(input().split()[0]) * 2)", "python", {}, "wrong_answer"),
+        ("import time\ntime.sleep(5)", "python", {"run_timeout": 1}, "time_limit_exceeded"),
+        ("import sys\nsys.exit(3)", "python", {}, "runtime_error"),
+        ("int main( { return 0; }", "cpp", {}, "compile_error"),
+        ("x = bytearray(400 << 20)\nprint(len(x))", "python", {"memory_limit_MB": 128},
+         "memory_limit_exceeded"),
+        ("import sys\nsys.stdout.write('x' * (20 << 20))", "python", {}, "output_limit_exceeded"),
+    ],
+)  # fmt: skip
+def test_stdio_verdicts(api: httpx.Client, code: str, language: str, config: dict,
+                        verdict: str) -> None:  # fmt: skip
+    out = submit(api, dataset="mine", id="sum", completion=f"```{language}\n{code}\n```",
+                 config={"language": language, **config})  # fmt: skip
+    assert out["accepted"] is False
+    assert out["extra"]["verdict"] == verdict, out["extra"]
+    assert out["tests"][0]["verdict"] == verdict
+    # stop at the first failure (the default): not every case ran
+    assert out["extra"]["cases_run"] < out["extra"]["cases_total"] or verdict == "compile_error"
+
+
+def test_stdio_run_all_cases_gives_a_verdict_per_case(api: httpx.Client) -> None:
+    code = "```python\na, b = map(int, input().split())\nprint(a + b if a != 10 else 0)\n```"
+    out = submit(api, dataset="mine", id="sum", completion=code,
+                 config={"extra": {"run_all_cases": True}})  # fmt: skip
+    verdicts = [t["verdict"] for t in out["tests"]]
+    assert verdicts == ["accepted", "wrong_answer", *["accepted"] * 4]
+    assert out["extra"]["cases_run"] == 6 and out["accepted"] is False
+    assert "line 1: expected '30', got '0'" in out["tests"][1]["test_info"]["reason"]
+
+
+def test_checkers_from_the_row_and_from_the_request(api: httpx.Client) -> None:
+    assert submit(api, dataset="mine", id="shout", completion="```python\nprint('YES')\n```")[
+        "accepted"
+    ]
+    assert submit(api, dataset="mine", id="third", completion="```python\nprint(1/3)\n```")[
+        "accepted"
+    ]
+    strict = {"extra": {"checker": "exact"}}
+    out = submit(api, dataset="mine", id="third", completion="```python\nprint(1/3)\n```",
+                 config=strict)  # fmt: skip
+    assert out["accepted"] is False and out["extra"]["checker"] == "exact"
+
+
+def test_custom_checker_runs_in_the_jail(api: httpx.Client) -> None:
+    # testlib-style: input, the program's output, the expected answer; exit 0 accepts.
+    checker = (
+        "import sys\n"
+        "inp, out, ans = (open(n).read().split() for n in ('input.txt', 'output.txt', "
+        "'answer.txt'))\n"
+        "sys.exit(0 if int(out[0]) == int(ans[0]) else 1)\n"
+    )
+    cfg = {"extra": {"checker": {"mode": "custom", "code": checker, "language": "python"}}}
+    out = submit(api, dataset="mine", id="sum", completion=PY_SUM, config=cfg)
+    assert out["accepted"] is True and out["extra"]["checker"] == "custom"
+    bad = "```python\nprint(0)\n```"
+    out = submit(api, dataset="mine", id="sum", completion=bad, config=cfg)
+    assert out["accepted"] is False and "checker: wrong answer" in out["extra"]["reason"]
+
+
+def test_code_contests_row_is_judged_on_its_cases(api: httpx.Client) -> None:
+    out = submit(api, dataset="code_contests", id=0, completion="```python\nprint(0)\n```",
+                 config={"language": "python"})  # fmt: skip
+    assert out["accepted"] is False and out["extra"]["verdict"] == "wrong_answer"
+    assert out["extra"]["cases_total"] > 30 and out["extra"]["checker"] == "sandboxfusion"
+
+
+def test_user_program_dataset(api: httpx.Client) -> None:
+    assert submit(api, dataset="mine", id="add", completion="    return a + b\n")["accepted"]
+    assert not submit(api, dataset="mine", id="add", completion="    return a - b\n")["accepted"]
+
+
+def test_evaluate_batch_with_pass_at_k(api: httpx.Client) -> None:
+    good, bad = "    return a + b\n", "    return a * b\n"
+    samples = [{"id": "add", "completion": c} for c in (good, bad, bad, good)]
+    r = api.post("/evaluate", json={"dataset": "mine", "samples": samples, "k": [1, 2, 4]})
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["accepted"] == 2 and out["samples"] == 4 and out["problems"] == 1
+    assert out["pass_at_k"]["pass@1"] == pytest.approx(0.5)
+    assert out["pass_at_k"]["pass@4"] == 1.0
+    assert [x["sample"] for x in out["results"]] == [0, 1, 2, 3]
+    unknown = {"dataset": "mine", "samples": [{"id": "nope", "completion": "x"}]}
+    r = api.post("/evaluate", json=unknown)
+    assert r.status_code == 404
+
+
+def test_sandboxfusion_client_submit(judge_server: Server) -> None:
+    from sandbox_fusion import SubmitRequest, TestConfig
+    from sandbox_fusion import submit as sf_submit
+
+    result = sf_submit(
+        SubmitRequest(dataset="mbpp", id=11, completion="```python\ndef remove_Occ(s, ch):\n"
+                      "    return s.replace(ch, '', 1)[::-1].replace(ch, '', 1)[::-1]\n```",
+                      config=TestConfig()),
+        endpoint=judge_server.url,
+    )  # fmt: skip
+    assert result.accepted is True and result.extracted_type == "fenced"
+    assert result.tests[0].exec_info.status == "Success"
+
+
+def test_sandboxfusion_client_prompts(judge_server: Server) -> None:
+    from sandbox_fusion import (
+        GetPromptByIdRequest,
+        GetPromptsRequest,
+        TestConfig,
+        get_prompt_by_id,
+        get_prompts,
+    )
+
+    prompts = get_prompts(GetPromptsRequest(dataset="mhpp", config=TestConfig(), limit=2),
+                          endpoint=judge_server.url)  # fmt: skip
+    assert len(prompts) == 2 and "For example" in prompts[0].prompt
+    req = GetPromptByIdRequest(dataset="humaneval_python", id="HumanEval/5", config=TestConfig())
+    one = get_prompt_by_id(req, endpoint=judge_server.url)
+    assert one.id == "HumanEval/5" and "def intersperse" in one.prompt
+
+
+def test_mhpp_judges_the_asserts(api: httpx.Client) -> None:
+    out = submit(api, dataset="mhpp", id=1, completion="```python\ndef table_tennis_results("
+                 "marks):\n    return 0\n```")  # fmt: skip
+    assert out["accepted"] is False and out["extra"]["verdict"] == "wrong_answer"
+    assert "assert table_tennis_results" in out["full_code"]

@@ -1,0 +1,260 @@
+"""Verdicts on the shipped data, through a real server: every correct reference solution is
+accepted and every deliberately broken one rejected. Where a reference is known to fail, the
+test names the row and why.
+
+Each dataset goes through `POST /evaluate` in one request, which judges its samples concurrently
+across the server's slots; HumanEval runs each task as one program (prompt, solution, tests and
+`check(entry_point)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from conftest import Server
+
+from sandlot.judge import Datasets
+from sandlot.judge.datasets import row_id
+from sandlot.judge.families import reference
+from sandlot.languages import LANGUAGES, Registry
+
+DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
+
+# Reference solutions that fail on the data as shipped, and why (checked by the tests below).
+KNOWN_BAD = {
+    # MBPP's setup code builds Node objects before the reference code defines class Node.
+    # SandboxFusion runs setup first too (as does the original harness), so it rejects them too.
+    ("mbpp", 367): "NameError: name 'Node' is not defined",
+    ("mbpp", 927): "NameError: name 'Node' is not defined",
+    # NaturalCodeBench tests import libraries the sandbox runtime does not ship.
+    ("ncb_python_en", 12): "No module named 'bs4'",
+    ("ncb_python_zh", 12): "No module named 'bs4'",
+    ("ncb_python_en", 15): "No module named 'cryptography'",
+    ("ncb_python_zh", 15): "No module named 'cryptography'",
+    # MBXP/HumanEvalDS rows whose "reference" is the placeholder `exit(0)`: SandboxFusion's
+    # anti-hack rule rejects an early exit(0) in python and cpp code, and so do we.
+    ("mbxp_v1_en", 465): "early exit",
+    ("mbxp_v1_en", 466): "early exit",
+    ("humanevalds_v1_en", 1): "early exit",
+    ("humanevalds_v1_en", 2): "early exit",
+    ("humanevalds_v1_en", 1270): "early exit",
+    ("humanevalds_v1_en", 1271): "early exit",
+    # MBXP's TypeScript tests require the npm module lodash, which the sandbox does not ship.
+    ("mbxp_v1_en", 1772): "MODULE_NOT_FOUND",
+    ("mbxp_v1_en", 1773): "MODULE_NOT_FOUND",
+    # Icarus Verilog 11 (Debian 12) cannot elaborate these testbenches' casts.
+    ("verilogeval_human", 144): "cast operation is not yet supported",
+    ("verilogeval_human", 150): "cast operation is not yet supported",
+    # shadow HumanEval's tests have defects of their own (SandboxFusion cannot load the table).
+    ("shadow_humaneval_python", 1): "IndentationError",  # the test does not parse
+    ("shadow_humaneval_python", 12): "NameError: name 'x' is not defined",
+    ("shadow_humaneval_python", 32): "missing 1 required positional argument",
+    ("shadow_humaneval_python", 33): "name 'sort_third' is not defined",
+    ("shadow_humaneval_python", 37): "AssertionError",  # test expects another problem's answer
+    # Julia has no Debian 12 package; the server reports it as not installed.
+    ("humanevalds_v1_en", 470): "'julia' is not installed",
+    ("humanevalds_v1_en", 471): "'julia' is not installed",
+}
+
+
+@pytest.fixture(scope="module")
+def api(server: Server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url, timeout=900) as c:
+        yield c
+
+
+def evaluate(api: httpx.Client, dataset: str, samples: list[dict], **config) -> dict:
+    r = api.post("/evaluate", json={"dataset": dataset, "samples": samples, "config": config,
+                                    "k": [1]})  # fmt: skip
+    assert r.status_code == 200, r.text[:2000]
+    return r.json()
+
+
+def references(dataset: str, mode: str = "output") -> list[dict]:
+    spec = DATASETS.spec(dataset)
+    return [
+        {"id": row_id(row, spec), "completion": reference(spec.family, row, mode)}
+        for row in DATASETS.get(dataset).rows
+    ]
+
+
+def rejected(out: dict) -> dict:
+    return {r["id"]: r for r in out["results"] if not r["accepted"]}
+
+
+def assert_all_accepted_but_known(dataset: str, out: dict) -> None:
+    failed = {int(k) if str(k).isdigit() else k: v for k, v in rejected(out).items()}
+    expected = {pid for (ds, pid) in KNOWN_BAD if ds == dataset}
+    assert set(failed) == expected, {k: (v["verdict"], (v["reason"] or "")[-300:])
+                                     for k, v in failed.items() if k not in expected}  # fmt: skip
+    for pid in expected:
+        assert KNOWN_BAD[(dataset, pid)] in failed[pid]["reason"], failed[pid]
+
+
+def test_humaneval_canonical_164_of_164(api: httpx.Client) -> None:
+    out = evaluate(api, "humaneval", references("humaneval_python"))
+    assert out["accepted"] == 164, rejected(out)
+    assert out["pass_at_k"] == {"pass@1": 1.0}
+
+
+def test_humaneval_pass_body_0_of_164(api: httpx.Client) -> None:
+    samples = [{"id": s["id"], "completion": "    pass\n"} for s in references("humaneval_python")]
+    out = evaluate(api, "humaneval", samples)
+    assert out["accepted"] == 0
+    assert {r["verdict"] for r in out["results"]} <= {"wrong_answer", "runtime_error"}
+
+
+def test_mbpp_972_of_974(api: httpx.Client) -> None:
+    out = evaluate(api, "mbpp", references("mbpp"))
+    assert_all_accepted_but_known("mbpp", out)
+    assert out["accepted"] == 972
+
+
+def test_mbpp_sanitized_427_of_427(api: httpx.Client) -> None:
+    out = evaluate(api, "mbpp_sanitized", references("mbpp_sanitized"))
+    assert out["accepted"] == 427, rejected(out)
+
+
+def test_mbpp_wrong_solutions_rejected(api: httpx.Client) -> None:
+    # every reference answers the task after it: 0 accepted (none of the tests coincide)
+    refs = references("mbpp")
+    pairs = zip(refs[:200], refs[1:201], strict=True)  # noqa: RUF007 (first 200 only)
+    shifted = [{"id": a["id"], "completion": b["completion"]} for a, b in pairs]
+    assert evaluate(api, "mbpp", shifted)["accepted"] == 0
+
+
+@pytest.mark.parametrize("mode", ["output", "input"])
+def test_cruxeval_800_of_800(api: httpx.Client, mode: str) -> None:
+    out = evaluate(api, "cruxeval", references("cruxeval", mode), extra={"mode": mode})
+    assert out["accepted"] == 800, list(rejected(out).items())[:5]
+
+
+def test_cruxeval_wrong_outputs_rejected(api: httpx.Client) -> None:
+    rows = DATASETS.get("cruxeval").rows
+    samples = [{"id": r["id"], "completion": f"[ANSWER]{r['output']} + 1[/ANSWER]"}
+               for r in rows]  # fmt: skip
+    assert evaluate(api, "cruxeval", samples, extra={"mode": "output"})["accepted"] == 0
+
+
+@pytest.mark.parametrize("language", ["python", "cpp", "java", "js", "rust", "go"])
+def test_humaneval_x_references_accepted_stubs_rejected(api: httpx.Client, language: str) -> None:
+    dataset = f"humaneval_x_{language}"
+    refs = references(dataset)
+    out = evaluate(api, dataset, refs)
+    assert out["accepted"] == len(refs), rejected(out)
+    # Wrong but well-defined bodies (a C++ function that just ends is undefined behaviour,
+    # which -O2 may turn into anything, "passing" included).
+    stubs = {"python": "    pass\n", "java": "}\n}\n", "go": "    panic(0)\n}\n",
+             "cpp": "    return {};\n}\n"}  # fmt: skip
+    stub = stubs.get(language, "}\n")
+    out = evaluate(api, dataset, [{"id": s["id"], "completion": stub} for s in refs])
+    assert out["accepted"] == 0
+
+
+def test_aider_tables_references_accepted_stubs_rejected(api: httpx.Client) -> None:
+    for dataset in ("aider_benchmark_v1", "aider_polyglot_python"):
+        refs = references(dataset)
+        assert evaluate(api, dataset, refs)["accepted"] == len(refs)
+        spec = DATASETS.spec(dataset)
+        stubs = [{"id": row_id(r, spec), "completion": "```python\n"
+                  + __import__("json").loads(r["labels"])["reference"] + "\n```"}
+                 for r in DATASETS.get(dataset).rows]  # fmt: skip
+        assert evaluate(api, dataset, stubs)["accepted"] == 0
+
+
+def test_aider_polyglot_python_rust_go_javascript(api: httpx.Client) -> None:
+    judged = ("python", "rust", "go", "javascript")  # java needs AssertJ, cpp the Catch2 header
+    rows = [r for r in DATASETS.get("aider_polyglot").rows if r["language"] in judged]
+    refs = [{"id": f"{r['language']}/{r['exercise']}",
+             "completion": reference("aider", r)} for r in rows]  # fmt: skip
+    out = evaluate(api, "aider_polyglot", refs)
+    assert out["accepted"] == 18, rejected(out)
+    stubs = [{"id": f"{r['language']}/{r['exercise']}", "completion": "```\n"
+              + next(v for k, v in r["solution_files"].items() if not k.endswith(".toml"))
+              + "\n```"} for r in rows]  # fmt: skip
+    assert evaluate(api, "aider_polyglot", stubs)["accepted"] == 0
+
+
+@pytest.mark.parametrize(
+    "dataset",
+    ["palmath", "evoeval", "ncb_python_en", "ncb_python_zh", "ncb_java_en", "ncb_java_zh",
+     "mbxp_v1_en", "humanevalds_v1_en", "verilogeval_human", "verilogeval_machine",
+     "shadow_humaneval_python"],
+)  # fmt: skip
+def test_sandboxfusion_tables_with_references(api: httpx.Client, dataset: str) -> None:
+    out = evaluate(api, dataset, references(dataset))
+    assert_all_accepted_but_known(dataset, out)
+
+
+def test_verilog_empty_modules_rejected(api: httpx.Client) -> None:
+    samples = [{"id": s["id"], "completion": "```verilog\nendmodule\n```"}
+               for s in references("verilogeval_human")[:40]]  # fmt: skip
+    out = evaluate(api, "verilogeval_human", samples)
+    assert out["accepted"] == 0
+
+
+def test_humanevalds_v2_positive_and_negative_controls(api: httpx.Client) -> None:
+    out = evaluate(api, "humanevalds_v2_en", references("humanevalds_v2_en"))
+    verdicts = {int(r["id"]): r for r in out["results"]}
+    # ids >= 10000 are SandboxFusion's deliberately wrong solutions: all rejected
+    assert not any(r["accepted"] for i, r in verdicts.items() if i >= 10000)
+    # ids < 10000 are correct; csharp (0) needs SandboxFusion's C# function extraction, not
+    # implemented here, and swift (4) is not installed on this machine kind
+    assert {i for i, r in verdicts.items() if r["accepted"]} == {1, 2, 3}
+    assert "'swift' is not" in verdicts[4]["reason"]
+
+
+LCB = {
+    "1": "t = int(input())\nfor _ in range(t):\n    s = input().strip()\n"
+         "    print('NO' if sum(a != b for a, b in zip(s, 'abc')) == 3 else 'YES')\n",
+    "10": "class Solution:\n    def countSeniors(self, details):\n"
+          "        return sum(int(d[11:13]) > 60 for d in details)\n",
+    "191": "n = int(input())\ns = input().strip()\nt, a = s.count('T'), s.count('A')\n"
+           "print('T' if t > a else 'A' if a > t else ('A' if s[-1] == 'T' else 'T'))\n",
+}  # fmt: skip
+
+
+def test_live_code_bench_solutions_accepted_placeholders_rejected(api: httpx.Client) -> None:
+    good = [{"id": k, "completion": f"```python\n{v}```"} for k, v in LCB.items()]
+    assert evaluate(api, "live_code_bench_v1", good)["accepted"] == 3
+    # the table's own "canonical_solution" is a placeholder that exits 0 at once
+    hack = [{"id": k, "completion": "```python\nimport sys; sys.exit(0)\n```"} for k in LCB]
+    out = evaluate(api, "live_code_bench_v1", hack)
+    assert out["accepted"] == 0
+
+
+@pytest.mark.parametrize("body", ["    import sys; sys.exit(0)\n", "    import os; os._exit(0)\n",
+                                  "    raise SystemExit\n"])  # fmt: skip
+def test_exiting_before_the_tests_is_no_pass(api: httpx.Client, body: str) -> None:
+    samples = [{"id": s["id"], "completion": body} for s in references("humaneval_python")[:20]]
+    out = evaluate(api, "humaneval", samples)
+    assert out["accepted"] == 0
+    assert all("exited early" in r["reason"] or r["verdict"] != "wrong_answer"
+               for r in out["results"])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("dataset", "at_least"),
+    [("multiple_js", 25), ("multiple_cpp", 20), ("multiple_rs", 20), ("multiple_rb", 25),
+     ("multiple_lua", 25), ("multiple_go", 10)],
+)  # fmt: skip
+def test_multiple_gpt_answers_mostly_accepted(api: httpx.Client, dataset: str,
+                                              at_least: int) -> None:  # fmt: skip
+    # MultiPL-E has no reference solutions; SandboxFusion's GPT answers are 70-90% right.
+    rows = DATASETS.get(dataset).rows[:30]
+    samples = [{"id": r["name"], "completion": r["gpt_solution"]} for r in rows]
+    assert evaluate(api, dataset, samples)["accepted"] >= at_least
+    # the bare prompt with nothing added never passes
+    stubs = [{"id": r["name"], "completion": "\n"} for r in rows[:10]]
+    assert evaluate(api, dataset, stubs)["accepted"] == 0
+
+
+def test_aider_polyglot_java_and_cpp_say_why_not(api: httpx.Client) -> None:
+    rows = [r for r in DATASETS.get("aider_polyglot").rows if r["language"] in ("java", "cpp")]
+    refs = [{"id": f"{r['language']}/{r['exercise']}",
+             "completion": reference("aider", r)} for r in rows]  # fmt: skip
+    out = evaluate(api, "aider_polyglot", refs)
+    assert out["accepted"] == 0
+    assert all("which this server does not have" in r["reason"] for r in out["results"])

@@ -1,0 +1,199 @@
+"""Judge pieces that need no sandbox: extraction, checkers, pass@k, dataset loading."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from sandlot.errors import NotFound
+from sandlot.judge import Datasets
+from sandlot.judge.checkers import Checker
+from sandlot.judge.datasets import BadDataset
+from sandlot.judge.extract import extract
+from sandlot.judge.metrics import pass_at_k, summarize
+from sandlot.languages import LANGUAGES, Registry
+
+REGISTRY = Registry(LANGUAGES, "/opt/sandlot")
+
+# -- extraction --------------------------------------------------------------------------------
+
+
+def test_one_fenced_block() -> None:
+    ex = extract("Here:\n```python\ndef f():\n    return 1\n```\nDone.", "python")
+    assert (ex.kind, ex.code, ex.language) == ("fenced", "def f():\n    return 1", "python")
+
+
+def test_the_block_in_the_wanted_language_wins() -> None:
+    text = "```bash\npip install x\n```\nthen\n```py\nprint(2)\n```\n```cpp\nint main(){}\n```"
+    assert extract(text, "python").code == "print(2)"
+    assert extract(text, "cpp").code == "int main(){}"
+    assert "2 " not in extract(text, "python").how and "python" in extract(text, "python").how
+
+
+def test_the_block_defining_the_entry_point_wins_over_a_usage_example() -> None:
+    text = "```python\nprint(add(1, 2))\n```\n```python\ndef add(a, b):\n    return a + b\n```"
+    # the first python block merely names add; both do; so the first is kept (usage example)
+    ex = extract(text, "python", "add")
+    assert ex.kind == "fenced" and "add" in ex.code
+    text2 = "```python\nimport os\n```\n```python\ndef add(a, b):\n    return a + b\n```"
+    assert extract(text2, "python", "add").code.startswith("def add")
+
+
+def test_untagged_block_and_tilde_fences_and_longer_fences() -> None:
+    assert extract("```\nx = 1\n```", "python").code == "x = 1"
+    assert extract("~~~ruby\nputs 1\n~~~", "ruby").code == "puts 1"
+    assert extract("````python\na = '```'\n````", "python").code == "a = '```'"
+
+
+def test_unclosed_fence_runs_to_the_end() -> None:
+    ex = extract("Sure!\n```python\ndef f():\n    return 3\n", "python")
+    assert ex.kind == "incomplete_fenced" and ex.code.startswith("def f():")
+
+
+def test_continuation_of_a_prompt() -> None:
+    ex = extract("    return a + b\n\nprint(1)", "python")
+    assert ex.kind == "heuristic" and ex.continuation
+
+
+def test_prose_then_bare_code() -> None:
+    ex = extract("The answer is below.\ndef f(x):\n    return x\n", "python")
+    assert ex.kind == "heuristic" and ex.code.startswith("def f") and "prose" in ex.how
+
+
+def test_no_code_at_all() -> None:
+    assert extract("", "python").kind == "empty"
+    assert extract("I can't help with that.", "python").kind == "empty"
+    assert extract("```python\n\n```", "python").kind == "empty"
+
+
+def test_bare_fence_then_language_name_quirk() -> None:
+    assert extract("```\npython\nprint(5)\n```", "python").code == "print(5)"
+
+
+def test_block_index_chooses() -> None:
+    assert extract("```\na\n```\n```\nb\n```", None, block_index=1).code == "b"
+
+
+# -- checkers ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "actual", "expected", "ok"),
+    [
+        ("exact", "1 2\n", "1 2\n", True),
+        ("exact", "1 2", "1 2\n", False),
+        ("whitespace", "1   2  \n\n\n", "1 2\n", True),
+        ("whitespace", "1 2 3\n", "1 2\n", False),
+        ("whitespace", "YES\n", "yes\n", False),
+        ("case", "YES\n", "yes\n", True),
+        ("float", "0.3333333\n", "0.333333333\n", True),
+        ("float", "0.34\n", "0.333333333\n", False),
+        ("sandboxfusion", "  Yes  \n1.0000001\n", "yes\n1.0\n", True),
+        ("sandboxfusion", "1 2\n", "1  2\n", False),
+    ],
+)
+def test_checker_modes(mode: str, actual: str, expected: str, ok: bool) -> None:
+    assert Checker.parse(mode).compare(actual, expected)[0] is ok
+
+
+def test_float_tolerances_absolute_and_relative() -> None:
+    absolute = Checker.parse({"mode": "float", "abs_tol": 0.01, "rel_tol": 0})
+    assert absolute.compare("1.005", "1.0")[0] and not absolute.compare("1.02", "1.0")[0]
+    relative = Checker.parse({"mode": "float", "abs_tol": 0, "rel_tol": 1e-3})
+    assert relative.compare("1000.5", "1000")[0] and not relative.compare("1002", "1000")[0]
+
+
+def test_checker_says_where_outputs_differ() -> None:
+    ok, why = Checker.parse("whitespace").compare("1\n2\n4\n", "1\n2\n3\n")
+    assert not ok and why == "line 3: expected '3', got '4'"
+
+
+def test_unknown_checker_is_a_clear_error() -> None:
+    with pytest.raises(Exception, match="unknown checker 'fuzzy'"):
+        Checker.parse("fuzzy")
+
+
+# -- pass@k ------------------------------------------------------------------------------------
+
+
+def test_pass_at_k_unbiased_estimator() -> None:
+    assert pass_at_k(10, 0, 1) == 0.0
+    assert pass_at_k(10, 10, 5) == 1.0
+    assert pass_at_k(10, 3, 1) == pytest.approx(0.3)
+    # 1 - C(7, 2) / C(10, 2) = 1 - 21/45
+    assert pass_at_k(10, 3, 2) == pytest.approx(1 - 21 / 45)
+    assert pass_at_k(5, 1, 5) == 1.0
+
+
+def test_summarize_means_over_problems_and_skips_k_beyond_n() -> None:
+    records = [("a", True), ("a", False), ("b", False), ("b", False)]
+    assert summarize(records, [1, 2, 10]) == {"pass@1": 0.25, "pass@2": 0.5}
+
+
+# -- datasets ----------------------------------------------------------------------------------
+
+
+def test_builtin_datasets_and_aliases() -> None:
+    ds = Datasets(REGISTRY)
+    names = ds.names()
+    for name in ("humaneval_python", "mbpp", "mbpp_sanitized", "cruxeval", "humaneval_x_cpp",
+                 "multiple_cpp", "aider_benchmark_v1", "code_contests", "live_code_bench_v1",
+                 "mhpp", "evoeval", "palmath", "ncb_python_en", "mbxp_v1_en",
+                 "humanevalds_v2_en"):  # fmt: skip
+        assert name in names
+    assert ds.spec("humaneval").name == "humaneval_python"
+    assert len(ds.get("humaneval").rows) == 164
+    assert len(ds.get("mbpp").rows) == 974
+    assert len(ds.get("mbpp_sanitized").rows) == 427
+    assert len(ds.get("cruxeval").rows) == 800
+    assert ds.get("humaneval").get(0)["task_id"] == "HumanEval/0"
+
+
+def test_unknown_dataset_and_id_say_what_exists() -> None:
+    ds = Datasets(REGISTRY)
+    with pytest.raises(NotFound, match="this server has: humaneval_python"):
+        ds.spec("humaneva")
+    with pytest.raises(NotFound, match="164 problems, ids like HumanEval/0"):
+        ds.get("humaneval").get("HumanEval/999")
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_user_dataset_dir(tmp_path: Path) -> None:
+    _write(tmp_path / "mine.jsonl", [
+        json.dumps({"id": "a", "prompt": "add", "test": "assert add(1, 2) == 3"}),
+        json.dumps({"id": "b", "prompt": "echo",
+                    "tests": [{"stdin": "1", "expected_stdout": "1"}]}),
+    ])  # fmt: skip
+    with gzip.open(tmp_path / "zipped.jsonl.gz", "wt") as f:
+        f.write(json.dumps({"id": 1, "prompt": "p", "test": "pass"}) + "\n")
+    ds = Datasets(REGISTRY, str(tmp_path))
+    assert {"mine", "zipped"} <= set(ds.names())
+    assert ds.get("mine").ids() == ["a", "b"]
+    assert ds.get("zipped").get(1)["prompt"] == "p"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"id": 1, "prompt": "p", "test": "x"', "line 2: not valid JSON"),
+        ('["a"]', "line 2: a row must be a JSON object"),
+        ('{"id": 2, "test": "x"}', "line 2: missing 'prompt'"),
+        ('{"id": 2, "prompt": "p"}', "line 2: give 'test'"),
+        ('{"id": 2, "prompt": "p", "tests": [{"stdin": "1"}]}', "line 2: tests[0] must be"),
+        ('{"id": 1, "prompt": "p", "test": "x"}', "line 2: duplicate id '1'"),
+    ],
+)
+def test_malformed_user_dataset_names_file_and_line(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    _write(tmp_path / "bad.jsonl", [json.dumps({"id": 1, "prompt": "p", "test": "x"}), line])
+    ds = Datasets(REGISTRY, str(tmp_path))
+    with pytest.raises(BadDataset) as info:
+        ds.get("bad")
+    assert str(tmp_path / "bad.jsonl") in str(info.value) and message in str(info.value)

@@ -312,19 +312,16 @@ def test_ask_mode_answers_and_edits_nothing(repo: Path, fake: FakeLLM):
 
 
 @pytest.fixture(scope="module")
-def coder_server():
-    from tests.conftest import Server, assert_nothing_left
+def coder_server(tmp_path_factory):
+    from tests.conftest import running_server
 
+    # /code may touch only repositories under the tests' own temp dir (the repo fixture's).
+    roots = str(tmp_path_factory.getbasetemp())
     with serve() as llm:
         env = {"OPENAI_API_KEY": KEY, "OPENAI_API_BASE": llm.base, "SANDLOT_UID_BASE": "65120",
-               "SANDLOT_CODER_ROOTS": "/tmp"}  # fmt: skip
-        srv = Server("--slots", "1", env=env)
-        try:
-            srv.wait_ready()
+               "SANDLOT_CODER_ROOTS": roots}  # fmt: skip
+        with running_server("--slots", "1", env=env) as srv:
             yield srv, llm
-        finally:
-            srv.stop()
-        assert_nothing_left(srv)
 
 
 @needs_aider
@@ -349,7 +346,7 @@ def test_post_code(coder_server, repo: Path):
         r = c.post("/code", json={**body, "files": ["missing.py"]})
         assert r.status_code == 400 and "missing.py" in r.json()["detail"]
         assert c.post("/code", json={"repo": str(repo)}).status_code == 422
-        r = c.post("/code", json={**body, "repo": str(ROOT)})  # SANDLOT_CODER_ROOTS=/tmp
+        r = c.post("/code", json={**body, "repo": str(ROOT)})  # outside SANDLOT_CODER_ROOTS
         assert r.status_code == 400 and "outside" in r.json()["detail"]
 
 

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
 
 from sandlot.errors import NotFound
 from sandlot.judge import Datasets
+from sandlot.judge.assemble_multi import build_aider, class_path_jar
 from sandlot.judge.checkers import Checker
 from sandlot.judge.datasets import BadDataset
 from sandlot.judge.extract import extract
 from sandlot.judge.metrics import pass_at_k, summarize
+from sandlot.judge.plans import JudgeConfig
+from sandlot.judge.prompts import build
 from sandlot.languages import LANGUAGES, Registry
 
 REGISTRY = Registry(LANGUAGES, "/opt/sandlot")
@@ -197,3 +202,51 @@ def test_malformed_user_dataset_names_file_and_line(
     with pytest.raises(BadDataset) as info:
         ds.get("bad")
     assert str(tmp_path / "bad.jsonl") in str(info.value) and message in str(info.value)
+
+
+# -- aider polyglot java / cpp assembly ---------------------------------------------------------
+
+
+def _aider_row(language: str, exercise: str) -> dict:
+    rows = Datasets(REGISTRY).get("aider_polyglot").rows
+    return next(r for r in rows if (r["language"], r["exercise"]) == (language, exercise))
+
+
+def test_class_path_jar_is_a_fixed_manifest_only_jar() -> None:
+    jar = class_path_jar(("/usr/share/java/a.jar", "/usr/share/java/b.jar"))
+    assert jar == class_path_jar(("/usr/share/java/a.jar", "/usr/share/java/b.jar"))
+    with zipfile.ZipFile(io.BytesIO(jar)) as z:
+        assert z.namelist() == ["META-INF/MANIFEST.MF"]
+        manifest = z.read("META-INF/MANIFEST.MF").decode()
+    assert "Class-Path: /usr/share/java/a.jar /usr/share/java/b.jar\r\n" in manifest
+
+
+def test_aider_java_one_file_per_type_every_test_enabled() -> None:
+    row = _aider_row("java", "bowling")
+    answer = ("Here:\n```java\nimport java.util.*;\nclass BowlingGame {}\n```\nand\n"
+              "```java\npublic final class Frame {}\n```\n```\n$ gradle test\n```\n")  # fmt: skip
+    job = build_aider(row, answer, JudgeConfig(), {}).job
+    assert job is not None and job.language == "junit"
+    assert set(job.files) == {"assertj.jar", "BowlingGame.java", "Frame.java"}
+    assert "@Disabled" not in job.code and "@Test" in job.code
+
+
+def test_aider_cpp_blocks_become_header_and_source() -> None:
+    row = _aider_row("cpp", "clock")
+    header = "#pragma once\nnamespace date_independent { struct clock {}; }"
+    source = '#include "clock.h"\nnamespace date_independent {}'
+    both = f"```cpp\n{source}\n```\n```cpp\n{header}\n```"
+    job = build_aider(row, both, JudgeConfig(), {}).job
+    assert job is not None and job.language == "bash"
+    assert (job.files["clock.h"].decode(), job.files["clock.cpp"].decode()) == (header, source)
+    assert "-DEXERCISM_RUN_ALL_TESTS" in job.code and "catch_main.o" in job.code
+    # only the .cpp: the stub header stays; only a header: the .cpp just includes it
+    job = build_aider(row, f"```cpp\n{source}\n```", JudgeConfig(), {}).job
+    assert job.files["clock.h"].decode() == row["solution_files"]["clock.h"]
+    job = build_aider(row, f"```cpp\n{header}\n```", JudgeConfig(), {}).job
+    assert job.files["clock.cpp"] == b'#include "clock.h"\n'
+
+
+def test_aider_cpp_prompt_shows_header_and_source() -> None:
+    text = build("aider", _aider_row("cpp", "clock"), JudgeConfig(), None)
+    assert "clock.h:\n```cpp\n" in text and "clock.cpp:\n```cpp\n" in text

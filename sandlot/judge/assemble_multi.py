@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import re
 import shlex
+import zipfile
+from pathlib import Path
 
 from sandlot.judge import harnesses
 from sandlot.judge.assemble import (
@@ -12,7 +15,7 @@ from sandlot.judge.assemble import (
     build_humaneval,
     no_code,
 )
-from sandlot.judge.extract import Extracted, cut_at, extract
+from sandlot.judge.extract import Extracted, cut_at, extract, fenced_blocks
 from sandlot.judge.plans import Assembled, JudgeConfig, Program
 
 # Crates HumanEval-X's Rust declarations `use`; the sandbox has no crates (tasks 0-19 need none).
@@ -135,9 +138,8 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     language = p["language"]
     prompt, tests = row["prompt"], row["tests"]
     if language == "java":
-        # sandlot runs class Main; MultiPL-E's harness names it Problem. javatuples is absent.
-        prompt = prompt.replace("class Problem", "class Main").replace(
-            "import org.javatuples.*;\n", "")  # fmt: skip
+        # sandlot runs class Main; MultiPL-E's harness names it Problem.
+        prompt = prompt.replace("class Problem", "class Main")
         tests = tests.replace("class Problem", "class Main")
     name = _signature_name(prompt)
     ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
@@ -147,8 +149,7 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     if _freeform(ex, name):
         code = ex.code
         if language == "java":
-            code = code.replace("class Problem", "class Main").replace(
-                "import org.javatuples.*;\n", "")  # fmt: skip
+            code = code.replace("class Problem", "class Main")
             code = code.rstrip()
             code = code[:-1] if code.endswith("}") else code  # the class closes in the tests
         code = drop_main(code, language)
@@ -165,8 +166,10 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     else:
         full = prompt + cut_at(ex.code, stops) + tests
     markers = (b"FAILURE",) if language == "racket" else ()  # rackunit reports, exits 0
+    # MultiPL-E's Java prompts import org.javatuples (Pair, Triplet...): Debian's jar.
+    files = {"javatuples.jar": class_path_jar(JAVATUPLES_JARS)} if language == "java" else {}
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
-                                fail_markers=markers))  # fmt: skip
+                                 fail_markers=markers, files=files))  # fmt: skip
 
 
 # -- aider polyglot -----------------------------------------------------------------------------
@@ -206,14 +209,108 @@ def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
         files.pop(first, None)
         text = re.sub(r"\bxtest\(", "test(", text)  # Exercism skips all but the first; run all
         return Assembled(ex, Program("jest", text, text, files=files, run_timeout=60))
-    return Assembled(
-        ex, None,
-        f"aider polyglot {language} exercises need {_RUNNERS.get(language, 'a test runner')}, "
-        "which this server does not have",
-    )  # fmt: skip
+    if language in _NEEDS:
+        path, package = _NEEDS[language]
+        if not Path(path).exists():  # the jail sees the host's /usr
+            return Assembled(ex, None, f"aider polyglot {language} exercises need {path} (Debian "
+                             f"package {package}; `sandlot setup` installs it)")  # fmt: skip
+        return (_aider_java if language == "java" else _aider_cpp)(row, completion, ex)
+    return Assembled(ex, None, f"aider polyglot {language} exercises have no test runner here")
 
 
-_RUNNERS = {"java": "JUnit 5 and AssertJ", "cpp": "the Catch2 header"}
+# What the java and cpp exercises need beyond their language rows (from the rows' apt packages).
+_NEEDS = {
+    "java": ("/usr/share/java/assertj-core.jar", "libassertj-core-java"),
+    "cpp": ("/usr/include/catch2/catch.hpp", "catch2"),
+}
+
+# Debian's jars (libassertj-core-java, libjavatuples-java), reached through a manifest-only jar
+# in the work dir: javac and the JVM follow its Class-Path, so nothing big is copied per run.
+ASSERTJ_JARS = ("/usr/share/java/assertj-core.jar", "/usr/share/java/byte-buddy.jar")
+JAVATUPLES_JARS = ("/usr/share/java/javatuples.jar",)
+
+
+def class_path_jar(paths: tuple[str, ...]) -> bytes:
+    """A jar with nothing but a manifest whose Class-Path names `paths` (byte-identical per call,
+    so the compile cache still hits)."""
+    manifest = "Manifest-Version: 1.0\r\nClass-Path: " + " ".join(paths) + "\r\n\r\n"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        z.writestr(zipfile.ZipInfo("META-INF/MANIFEST.MF", (1980, 1, 1, 0, 0, 0)), manifest)
+    return buf.getvalue()
+
+
+def _solution_blocks(completion: str, ex: Extracted, languages: tuple[str, ...]) -> list[str]:
+    """Every closed fenced block in `languages` (or untagged); else the extracted code alone."""
+    wanted = (None, *languages)
+    blocks = [b.code for b in fenced_blocks(completion)
+              if b.closed and b.code.strip() and b.language in wanted]  # fmt: skip
+    return blocks or [ex.code]
+
+
+_JAVA_TYPE = re.compile(
+    r"^\s*(public\s+)?((abstract|final|sealed|static)\s+)*(class|interface|enum|record)\s+(\w+)",
+    re.M,
+)
+
+
+def _java_file_name(code: str, fallback: str) -> str:
+    types = [(m.group(1) is not None, m.group(5)) for m in _JAVA_TYPE.finditer(code)]
+    public = [name for is_public, name in types if is_public]
+    return f"{(public or [name for _, name in types] or [fallback])[0]}.java"
+
+
+def _aider_java(row: Row, completion: str, ex: Extracted) -> Assembled:
+    # JUnit 5 (junit row) with AssertJ: each block of the answer is one source file named after
+    # its type; the test class is the program. Exercism disables all tests but the first: run all.
+    stub = Path(next(iter(row.get("solution_files", {})), "Solution.java")).stem
+    files = {"assertj.jar": class_path_jar(ASSERTJ_JARS)}
+    blocks = _solution_blocks(completion, ex, ("java",))
+    sources = [b for b in blocks if _JAVA_TYPE.search(b)] or blocks[:1]  # not prose or output
+    for code in sources:
+        files[_java_file_name(code, stub)] = code.encode()
+    test_text = next(iter(row.get("test_files", {}).values()))
+    test_text = re.sub(r"^\s*@Disabled(\([^)]*\))?[ \t]*$", "", test_text, flags=re.M)
+    return Assembled(ex, Program("junit", test_text, test_text, files=files, run_timeout=60,
+                                 compile_timeout=60))  # fmt: skip
+
+
+# Catch2 v2 (Debian's catch2: <catch2/catch.hpp>, header only): its main in a unit of its own,
+# compiled unoptimised beside the solution and the tests, which see every test case enabled.
+_CATCH_MAIN = "#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n"
+
+
+def _aider_cpp(row: Row, completion: str, ex: Extracted) -> Assembled:
+    stubs = row.get("solution_files", {})
+    header = next((s for s in stubs if s.endswith(".h")), None)
+    source = next((s for s in stubs if s.endswith(".cpp")), None)
+    files = {path: text.encode() for path, text in stubs.items()}
+    tests = row.get("test_files", {})
+    files.update({path: text.encode() for path, text in tests.items()})
+    blocks = _solution_blocks(completion, ex, ("cpp", "c"))
+    # A block that includes the header is the .cpp; the others make up the header. One block
+    # that does not include it is a header-only solution (the .cpp then only includes it).
+    includes = re.compile(rf'^\s*#\s*include\s*"{re.escape(header or "")}"', re.M)
+    impl = [b for b in blocks if header and includes.search(b)]
+    heads = [b for b in blocks if b not in impl]
+    if header and heads:
+        files[header] = "\n".join(heads).encode()
+        if not impl and source:
+            files[source] = f'#include "{header}"\n'.encode()
+    if source and impl:
+        files[source] = "\n".join(impl).encode()
+    files["catch_main.cpp"] = _CATCH_MAIN.encode()
+    units = [u for u in (source, *tests) if u]
+    flags = "-std=c++17 -DEXERCISM_TEST_SUITE -DEXERCISM_RUN_ALL_TESTS -I."
+    script = "\n".join([
+        "set -e",
+        f"g++ {flags} -O0 -c -o catch_main.o catch_main.cpp & main=$!",
+        *(f"g++ {flags} -O2 -c -o u{n}.o {shlex.quote(u)}" for n, u in enumerate(units)),
+        "wait $main",
+        "g++ -o tests catch_main.o " + " ".join(f"u{n}.o" for n in range(len(units))),
+        "./tests",
+    ]) + "\n"  # fmt: skip
+    return Assembled(ex, Program("bash", script, script, files=files, run_timeout=120))
 
 
 def _cargo_name(manifest: str) -> str | None:
@@ -236,7 +333,7 @@ def _rust_script(crate: str, test_files: list[str]) -> str:
 
 def reference_completion(row: Row) -> str | None:
     """The aider polyglot reference solution as a fenced completion (for tests and checks)."""
-    example = next(iter(row.get("example_files", {}).values()), None)
-    if example is None:
+    examples = list(row.get("example_files", {}).values())
+    if not examples:
         return None
-    return f"```{row['language']}\n{example}\n```"
+    return "\n".join(f"```{row['language']}\n{text}\n```" for text in examples)

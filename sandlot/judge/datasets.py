@@ -93,7 +93,7 @@ BUILTIN: tuple[DatasetSpec, ...] = (
           language="python", params={"run_timeout": 60},
           summary="the aider polyglot python exercises in SandboxFusion's row format"),
     _spec("aider_polyglot", "aider", "aider_polyglot.jsonl.gz", id_field="id",
-          summary="26 aider polyglot exercises (python, rust judged; others need test runners)"),
+          summary="26 aider polyglot exercises (python, go, rust, javascript, java, cpp)"),
     _spec("code_contests", "stdio", "sf_code_contests.jsonl.gz",
           summary="CodeContests stdin/stdout problems (SandboxFusion sample, 20 rows)"),
     _spec("live_code_bench_v1", "lcb", "sf_live_code_bench_v1.jsonl.gz", language="python",

@@ -78,9 +78,17 @@ def build(family: str, row: Row, cfg: JudgeConfig, language: str | None) -> str 
         lang = cfg.language or row.get("language") or "Python"
         return row.get("content", row.get("prompt", "")) + _STDIO[_locale(cfg)].format(lang=lang)
     if family == "aider":
-        stub = next(iter(row.get("solution_files", {}).values()), "")
+        stubs = {k: v for k, v in row.get("solution_files", {}).items()
+                 if not k.endswith((".toml", ".json"))}  # fmt: skip
+        lang = row["language"]
+        if len(stubs) > 1:  # C++: a header and its .cpp, each wanted back in a block of its own
+            shown = "".join(f"{path}:\n```{lang}\n{text}\n```\n" for path, text in stubs.items())
+            return (f"{row.get('instructions', '')}\n\nUse these files as a starting point and "
+                    "reply with each complete file in a fenced code block of its own, in this "
+                    f"order:\n{shown}")  # fmt: skip
+        stub = next(iter(stubs.values()), "")
         return (f"{row.get('instructions', '')}\n\nUse this file as a starting point and reply "
-                f"with the complete file in one fenced code block:\n```{row['language']}\n"
+                f"with the complete file in one fenced code block:\n```{lang}\n"
                 f"{stub}\n```\n")  # fmt: skip
     if family == "user":
         return row["prompt"]

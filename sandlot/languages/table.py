@@ -123,7 +123,7 @@ LANGUAGES: tuple[Language, ...] = (
         run=("./main",),
         version=("/usr/bin/g++", "--version"),
         requires=("/usr/bin/g++",),
-        apt=("g++",),
+        apt=("g++", "catch2"),
         summary="g++, C++17, -O2, pthread",
     ),
     Language(
@@ -147,7 +147,7 @@ LANGUAGES: tuple[Language, ...] = (
         version=("/usr/bin/java", "-version"),
         binds=("/etc/java-17-openjdk",),
         requires=("/usr/bin/javac", "/usr/bin/java"),
-        apt=("openjdk-17-jdk-headless",),
+        apt=("openjdk-17-jdk-headless", "libassertj-core-java", "libjavatuples-java"),
         pids=64,
         summary="OpenJDK, class Main, assertions on; .jar files in `files` are on the class path",
     ),

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import Server, assert_nothing_left
+
+from tests.conftest import Server, running_server
 
 SUM_TESTS = [{"stdin": f"{a} {b}\n", "expected_stdout": f"{a + b}\n"} for a, b in
              [(1, 2), (10, 20), (-5, 5), (100, 1), (7, 8), (0, 0)]]  # fmt: skip
@@ -32,13 +33,8 @@ def judge_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp_path_factory.mktemp("datasets")
     (folder / "mine.jsonl").write_text("".join(json.dumps(r) + "\n" for r in USER_ROWS))
     (folder / "broken.jsonl").write_text('{"id": 1, "prompt": "p", "test": "x"}\n{"id": 2,\n')
-    srv = Server("--slots", "2", env={"SANDLOT_DATASET_DIR": str(folder)})
-    try:
-        srv.wait_ready()
+    with running_server("--slots", "2", env={"SANDLOT_DATASET_DIR": str(folder)}) as srv:
         yield srv
-    finally:
-        srv.stop()
-    assert_nothing_left(srv)
 
 
 @pytest.fixture(scope="module")

@@ -324,7 +324,7 @@ def test_attack_write_outside_box(run, client, server):
     name = f"sandlot-pwned-{t}"
     files = [
         f"/{name}", f"/usr/{name}", f"/etc/{name}", f"/bin/{name}", f"/usr/local/{name}",
-        f"/work/../{name}", f"/proc/1/root/{name}", str(ROOT / name), f"/opt/sandlot/{name}",
+        f"/sandbox/../{name}", f"/proc/1/root/{name}", str(ROOT / name), f"/opt/sandlot/{name}",
         f"/opt/sandlot/python/{name}", f"/dev/{name}",
     ]  # fmt: skip
     dirs = [f"/{name}.d", f"/usr/{name}.d", f"/etc/{name}.d"]
@@ -354,8 +354,8 @@ WRITER = py("""
                 f.write("secret")
         except OSError:
             pass
-    os.makedirs("/work/sub", exist_ok=True)
-    open("/work/sub/" + p["name"], "w").write("secret")
+    os.makedirs("/sandbox/sub", exist_ok=True)
+    open("/sandbox/sub/" + p["name"], "w").write("secret")
     written = time.time()
     time.sleep(p["hold"])
     print(json.dumps({"uid": os.getuid(), "written": written, "until": time.time()}))
@@ -367,7 +367,7 @@ READER = py("""
     start = time.time()
     seen = set()
     while True:
-        for d in [*p["dirs"], "/work/sub"]:
+        for d in [*p["dirs"], "/sandbox/sub"]:
             try:
                 for entry in os.listdir(d):
                     if p["name"] in entry:
@@ -383,8 +383,8 @@ READER = py("""
 
 
 def test_attack_files_leak_between_runs(run, client, server):
-    """Files a run writes in /tmp, /work, /dev/shm, /: unseen by a later run and a parallel one."""
-    params = {"name": f"secret-{token()}", "dirs": ["/tmp", "/work", "/dev/shm", "/", "/etc"]}
+    """Files a run writes in /tmp, /sandbox, /dev/shm, /: unseen later and by a parallel run."""
+    params = {"name": f"secret-{token()}", "dirs": ["/tmp", "/sandbox", "/dev/shm", "/", "/etc"]}
 
     # Later runs: with two slots, two readers after the writer cover the writer's slot too.
     writer, _ = run_json(run, WRITER, {**params, "hold": 0})
@@ -501,7 +501,7 @@ def test_attack_infinite_loop(run, client, server):
 DAEMON = py("""
     import json, os, sys, time
     p = json.load(sys.stdin)
-    script = "trap '' HUP TERM INT; : > /tmp/up; sleep 1; echo x > /work/M; echo x > /tmp/M"
+    script = "trap '' HUP TERM INT; : > /tmp/up; sleep 1; echo x > /sandbox/M; echo x > /tmp/M"
     script += "; sleep 30"
     script = script.replace("M", p["marker"])
     pid = os.fork()
@@ -566,7 +566,7 @@ def test_attack_output_flood(run, client, server):
 # -- 10. filling the scratch file systems --------------------------------------------------------
 
 FILL = """\
-for target in /tmp/fill /dev/shm/fill /work/fill; do
+for target in /tmp/fill /dev/shm/fill /sandbox/fill; do
   dd if=/dev/zero of=$target bs=1M count=1024 2>&1
   echo "$target=${PIPESTATUS[0]}"
 done
@@ -574,11 +574,11 @@ done
 
 
 def test_attack_fill_scratch(run, client, server):
-    """Write 1 GiB into /tmp, /dev/shm and /work: each stops short, the next run has room again."""
+    """Write 1 GiB into /tmp, /dev/shm, /sandbox: each stops short, the next run has room."""
     body = run(FILL, "bash", run_timeout=30)
     rr = body["run_result"]
     if rr["limit"] != "memory":
-        for target in ("/tmp/fill", "/dev/shm/fill", "/work/fill"):
+        for target in ("/tmp/fill", "/dev/shm/fill", "/sandbox/fill"):
             assert f"{target}=0" not in rr["stdout"], f"1 GiB fit into {target}: {rr['stdout']}"
         for target in ("/tmp/fill", "/dev/shm/fill"):
             assert f"{target}=" in rr["stdout"], f"the fill of {target} did not end: {body}"

@@ -31,7 +31,7 @@ USR_LINKS = (
     ("usr/sbin", "/sbin"),
 )
 
-BOX_WORKDIR = "/work"
+BOX_WORKDIR = "/sandbox"
 HOSTNAME = "sandlot"
 DEFAULT_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",

@@ -39,7 +39,7 @@ JEST = ("jest@29.7.0", "babel-jest@29.7.0", "@babel/core@7.29.13", "@babel/prese
 KOTLIN = "kotlin-compiler@2.4.20"
 # GOPATH mode: user code and Debian's Go libraries (testify) without a module or a network.
 GO_ENV = {
-    "GOCACHE": "/work/.gocache",
+    "GOCACHE": "/sandbox/.gocache",
     "GOPATH": "/tmp/gopath:/usr/share/gocode",
     "GO111MODULE": "off",
     "GOTOOLCHAIN": "local",

@@ -23,12 +23,19 @@ class Setting:
     name: str
     default: Any
     help: str
+    choices: tuple[str, ...] = ()
 
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", "127.0.0.1", "address the server binds to"),
     Setting("port", 8080, "port the server listens on"),
     Setting("warm_python", True, "run Python in forks of a warm interpreter (same box, faster)"),
+    Setting(
+        "boxes",
+        "zygote",
+        "who builds a run's box: zygote (a root helper per slot, one box ahead) or bwrap",
+        ("zygote", "bwrap"),
+    ),
     Setting("slots", os.cpu_count() or 1, "runs at the same time (one spawner and uid each)"),
     Setting("queue_size", 256, "requests that may wait for a slot; beyond it the answer is 504"),
     Setting("queue_timeout", 60.0, "seconds a request may wait for a slot before a 504"),
@@ -62,6 +69,7 @@ class Config:
     host: str
     port: int
     warm_python: bool
+    boxes: str
     slots: int
     queue_size: int
     queue_timeout: float
@@ -113,6 +121,11 @@ class Config:
                 raise SandlotError(
                     f"setting {f.name} must be a {kind.__name__}, got {values[f.name]!r}"
                 ) from exc
+        for s in SETTINGS:
+            if s.choices and typed[s.name] not in s.choices:
+                raise SandlotError(
+                    f"setting {s.name} must be one of {', '.join(s.choices)}, got {typed[s.name]!r}"
+                )
         return cls(**typed)
 
 

@@ -5,6 +5,8 @@ The HTTP API, the CLI and the tests all drive this object; none of them builds t
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 
 from sandlot.config import Config
@@ -41,6 +43,8 @@ class Service:
                 slots=cfg.slots,
                 uid_base=cfg.uid_base,
                 bwrap=cfg.bwrap,
+                boxes=cfg.boxes,
+                zygote_python=self._zygote_python(),
                 etc_entries=self.registry.etc_entries(),
                 state_dir=cfg.state_dir,
                 disk=cfg.disk_bytes,
@@ -56,6 +60,16 @@ class Service:
         self.jail = jail
         self.executor = Executor(cfg, jail, self.registry)
         return self
+
+    def _zygote_python(self) -> str:
+        """The sandbox runtime's interpreter, so that warm Python runs in the zygote itself; the
+        server's own when that runtime is missing (the zygote then only builds boxes)."""
+        for row in LANGUAGES:
+            if row.warm:
+                path = row.argv(row.run, self.config.runtime_dir, 0)[0]
+                if os.access(path, os.X_OK):
+                    return path
+        return sys.executable
 
     def close(self) -> None:
         if self.executor is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -17,9 +18,14 @@ from tests.conftest import running_server
 STATE = f"/run/sandlot-jailtest-{os.getpid()}"
 
 
-@pytest.fixture(scope="module")
-def jail():
-    with Jail(JailConfig(slots=2, uid_base=64000, state_dir=STATE)) as j:
+# Processes a slot keeps between runs: the spawner, and with the zygote also the zygote and the
+# next run's box, built ahead (its A, B and C processes).
+RESIDENTS = {"zygote": 5, "bwrap": 1}
+
+
+@pytest.fixture(scope="module", params=["zygote", "bwrap"])
+def jail(request):
+    with Jail(JailConfig(slots=2, uid_base=64000, state_dir=STATE, boxes=request.param)) as j:
         yield j
     assert not any(STATE in line for line in Path("/proc/self/mounts").read_text().splitlines())
     Path(STATE).rmdir()
@@ -41,6 +47,12 @@ def test_limits_fire_and_are_named(jail):
     assert out.limit is Limit.CPU_TIME and out.wall_time < 10
 
 
+def test_devices_work(jail):
+    script = "head -c 4 /dev/zero | od -An -tx1; head -c 8 /dev/urandom | wc -c; echo x > /dev/null"
+    out = jail.run(0, RunSpec(argv=("/bin/sh", "-c", script)))
+    assert (out.exit_code, out.stdout.split()) == (0, [b"00"] * 4 + [b"8"]), out.stderr
+
+
 def test_environment_is_only_what_the_run_gives(jail):
     os.environ["SANDLOT_CANARY"] = "leak"
     try:
@@ -58,19 +70,42 @@ def test_nothing_accumulates_over_many_runs(jail):
                                       files={"in.txt": b"x"}))  # fmt: skip
         assert out.exit_code == 0
     for slot in jail.slots:
-        assert slot.config.cgroup.task_count() == 1, "only the spawner may remain in the slot"
+        deadline = time.monotonic() + 5  # the next box is built while the slot is idle
+        while slot.config.cgroup.task_count() != RESIDENTS[jail.config.boxes]:
+            assert time.monotonic() < deadline, "a run left processes in the slot"
+            time.sleep(0.01)
         assert os.listdir(slot.config.layout.workdir) == []
         grown = slot.config.cgroup.read().memory_usage - before[slot.config.index]
         assert grown < 64 << 20, f"slot memory grew by {grown} bytes over 1000 runs"
 
 
+def test_a_missing_program_is_the_runs_failure(jail):
+    out = jail.run(0, RunSpec(argv=("./nothing-here",)))
+    assert out.exit_code not in (0, None) and b"nothing-here" in out.stderr
+
+
+def test_each_run_gets_the_box_its_spec_describes(jail):
+    """A box built ahead for one mount plan is never handed to a run that asks for another."""
+    look = RunSpec(argv=("/bin/sh", "-c", "ls /opt/sandlot/python/bin/python3"))
+    more = dataclasses.replace(look, ro_binds=("/opt/sandlot/python",))
+    seen = [jail.run(0, look), jail.run(0, more), jail.run(0, look)]
+    assert [out.exit_code == 0 for out in seen] == [False, True, False]
+
+
 def test_missing_bubblewrap_refuses_to_start():
     with pytest.raises(JailUnavailable, match="bubblewrap not found"):
-        Jail(JailConfig(slots=1, bwrap="/nonexistent/bwrap", state_dir=STATE + "-x")).start()
+        Jail(JailConfig(slots=1, bwrap="/nonexistent/bwrap", boxes="bwrap",
+                        state_dir=STATE + "-x")).start()  # fmt: skip
+
+
+def test_unknown_box_builder_refuses_to_start():
+    with pytest.raises(JailUnavailable, match="boxes must be one of zygote, bwrap"):
+        Jail(JailConfig(slots=1, boxes="chroot", state_dir=STATE + "-y")).start()
 
 
 def test_server_without_isolation_runs_nothing():
-    with running_server(env={"SANDLOT_BWRAP": "/nonexistent/bwrap"}) as srv:
+    env = {"SANDLOT_BOXES": "bwrap", "SANDLOT_BWRAP": "/nonexistent/bwrap"}
+    with running_server(env=env) as srv:
         health = httpx.get(srv.url + "/health")
         assert health.status_code == 503
         assert "bubblewrap not found" in health.json()["isolation"]["problem"]

@@ -1,7 +1,8 @@
 """Security tests as named attacks, each run through a real `sandlot serve`.
 
-Every attack runs twice: against a server whose Python runs in forks of a warm interpreter (the
-zygote, the default) and against one where every run starts bubblewrap and a cold interpreter.
+Every attack runs three times, once per way of building a box: "warm", the default (the zygote
+builds every box, Python runs in forks of its warm interpreter); "zygote" (the zygote builds the
+box and execs a cold interpreter, as for every other language); "bwrap" (bubblewrap per run).
 
 Every test mounts one attack from inside a box, asserts that it was contained, and then that the
 server is still healthy: `/health` answers 200, a trivial run works, and no process of the run
@@ -123,11 +124,16 @@ def assert_healthy(client: httpx.Client, server: Server, spawners_before: set[in
     assert server.alive(), f"the server died:\n{server.output()}"
 
 
-@pytest.fixture(scope="module", params=["warm", "cold"])
+BOX_MODES = {
+    "warm": {"SANDLOT_WARM_PYTHON": "true", "SANDLOT_BOXES": "zygote"},
+    "zygote": {"SANDLOT_WARM_PYTHON": "false", "SANDLOT_BOXES": "zygote"},
+    "bwrap": {"SANDLOT_WARM_PYTHON": "false", "SANDLOT_BOXES": "bwrap"},
+}
+
+
+@pytest.fixture(scope="module", params=list(BOX_MODES))
 def server(request):
-    """Both ways of building a Python box: the zygote and bubblewrap."""
-    warm = "true" if request.param == "warm" else "false"
-    with running_server("--slots", "2", env={"SANDLOT_WARM_PYTHON": warm}) as srv:
+    with running_server("--slots", "2", env=BOX_MODES[request.param]) as srv:
         yield srv
 
 

@@ -25,6 +25,7 @@ from sandlot.jail.seccomp import compile_filter
 from sandlot.jail.spawner import SlotConfig
 from sandlot.jail.spec import Limits, Outcome, RunSpec
 
+BOX_BUILDERS = ("zygote", "bwrap")
 # How long past a run's own wall limit the jail waits for its spawner before declaring it lost.
 SPAWNER_MARGIN = 30.0
 
@@ -42,6 +43,8 @@ class JailConfig:
     max_files: int = 16384  # inodes of the work dir
     fetch_budget: int = 64 << 20
     bwrap: str = "/usr/bin/bwrap"
+    boxes: str = "zygote"  # who builds boxes: "zygote" (one ahead of each run) or "bwrap"
+    zygote_python: str = sys.executable  # the zygote's interpreter: warm Python scripts run on it
 
 
 class _Slot:
@@ -135,15 +138,10 @@ class Jail:
             raise JailUnavailable(
                 "the jail must be started as root (it drops every run to a per-slot uid)"
             )
-        if not os.access(cfg.bwrap, os.X_OK):
-            raise JailUnavailable(
-                f"bubblewrap not found at {cfg.bwrap}: install it (apt-get install bubblewrap)"
-            )
-        max_userns = Path("/proc/sys/user/max_user_namespaces")
-        if max_userns.exists() and max_userns.read_text().strip() == "0":
-            raise JailUnavailable(
-                "unprivileged user namespaces are disabled (user.max_user_namespaces=0)"
-            )
+        if cfg.boxes not in BOX_BUILDERS:
+            raise JailUnavailable(f"boxes must be one of {', '.join(BOX_BUILDERS)}: {cfg.boxes!r}")
+        if cfg.boxes == "bwrap":
+            check_bwrap(cfg.bwrap)
         clean_stale(cfg.state_dir)
         bpf = compile_filter()
         self.cgroups = CgroupTree(self.instance)
@@ -184,6 +182,8 @@ class Jail:
                     cgroup=self.cgroups.create(index),
                     seccomp=bpf,
                     fetch_budget=cfg.fetch_budget,
+                    boxes=cfg.boxes,
+                    zygote_python=cfg.zygote_python,
                 )
             )
             slot.start()
@@ -200,7 +200,7 @@ class Jail:
                 raise JailUnavailable(f"the probe run failed: {exc}") from exc
             if out.stdout != b"ok\n" or out.exit_code != 0:
                 raise JailUnavailable(
-                    "the probe run failed: bwrap said "
+                    f"the probe run failed: {self.config.boxes} said "
                     + (out.stderr.decode(errors="replace").strip() or f"exit {out.exit_code}")
                 )
 
@@ -229,6 +229,18 @@ class Jail:
         if not self.slots:
             raise JailUnavailable("the jail is not started")
         return self.slots[slot].run(spec)
+
+
+def check_bwrap(path: str) -> None:
+    if not os.access(path, os.X_OK):
+        raise JailUnavailable(
+            f"bubblewrap not found at {path}: install it (apt-get install bubblewrap)"
+        )
+    max_userns = Path("/proc/sys/user/max_user_namespaces")
+    if max_userns.exists() and max_userns.read_text().strip() == "0":
+        raise JailUnavailable(
+            "unprivileged user namespaces are disabled (user.max_user_namespaces=0)"
+        )
 
 
 def clean_stale(state_dir: str) -> None:

@@ -58,6 +58,10 @@ class SlotConfig:
     cgroup: SlotCgroup
     seccomp: bytes
     fetch_budget: int
+    # "zygote": every box is built by the slot's zygote, the next one ahead of its run;
+    # "bwrap": bubblewrap per run (Python still runs in the zygote when the spec is warm).
+    boxes: str = "zygote"
+    zygote_python: str = sys.executable  # warm specs whose interpreter this is run in-process
 
 
 def _prctl(option: int, arg: int) -> None:
@@ -67,7 +71,7 @@ def _prctl(option: int, arg: int) -> None:
 
 
 class Zygote:
-    """A warm interpreter (zygote.py) that builds boxes with mount syscalls and forks runs."""
+    """A root helper (zygote.py) that builds boxes with mount syscalls, one ahead of its run."""
 
     def __init__(self, interpreter: str, bpf: bytes) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -86,6 +90,10 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
+    def prepare(self, box: dict[str, object]) -> None:
+        """Have the next box built now, while this slot waits for its next run."""
+        self.sock.send(json.dumps({"prepare": box}).encode())
+
     def start(self, request: dict[str, object], fds: tuple[int, ...]) -> int:
         """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)."""
         socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
@@ -93,7 +101,7 @@ class Zygote:
         if not message or len(pidfds) != 1 or "pid" not in json.loads(message):
             for fd in pidfds:
                 os.close(fd)
-            raise OSError("the warm interpreter did not start the run")
+            raise OSError("the zygote did not start the run")
         return pidfds[0]
 
     def status(self) -> int:
@@ -102,7 +110,7 @@ class Zygote:
     def _recv(self) -> dict[str, int]:
         message = self.sock.recv(4096)
         if not message:
-            raise OSError("the warm interpreter exited")
+            raise OSError("the zygote exited")
         return json.loads(message)
 
     def stop(self) -> None:
@@ -115,7 +123,7 @@ class Spawner:
     def __init__(self, config: SlotConfig, conn: Connection) -> None:
         self.config = config
         self.conn = conn
-        self.zygotes: dict[str, Zygote] = {}
+        self.zygote: Zygote | None = None
 
     # -- one run -------------------------------------------------------------------------------
 
@@ -142,7 +150,7 @@ class Spawner:
         setup_r, setup_w = os.pipe()  # EOF: the box is built; bytes: why it could not be
         ends = (in_r, out_w, err_w, setup_w)
         try:
-            start = self._start_warm if spec.warm else self._start_bwrap
+            start = self._start_zygote if self._zygote_builds(spec) else self._start_bwrap
             pidfd, wait_status = start(spec, ends)
         finally:
             for fd in ends:
@@ -163,14 +171,16 @@ class Spawner:
             fds = (out_r, err_r, in_w)
             status = self._supervise(pidfd, wait_status, spec, started, fds, outcome)
         except BaseException:
-            if spec.warm:  # the zygote may still owe us a status: start afresh, never out of step
-                self._drop_zygote(spec.argv[0])
+            if self._zygote_builds(spec):  # it may still owe a status: start afresh, in step
+                self._drop_zygote()
             raise
         finally:
             for fd in (out_r, err_r, pidfd):
                 os.close(fd)
         outcome.wall_time = time.monotonic() - started
         self._sweep()
+        if self.config.boxes == "zygote":  # nothing else runs in this slot: a box may wait
+            self._prepare_next(spec)
 
         after = cg.read()
         own_after = resource.getrusage(resource.RUSAGE_SELF)
@@ -199,33 +209,55 @@ class Spawner:
         os.close(sc_fd)
         return os.pidfd_open(pid), lambda: os.waitpid(pid, 0)[1]
 
-    def _start_warm(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
-        """Have the zygote fork the box; its pidfd comes from the zygote, which reaps it."""
+    def _zygote_builds(self, spec: RunSpec) -> bool:
+        return self.config.boxes == "zygote" or (
+            spec.warm and spec.argv[0] == self.config.zygote_python
+        )
+
+    def _zygote(self) -> Zygote:
+        if self.zygote is None or not self.zygote.alive():
+            self._drop_zygote()
+            self.zygote = Zygote(self.config.zygote_python, self.config.seccomp)
+        return self.zygote
+
+    def _box(self, spec: RunSpec) -> dict[str, object]:
         cfg = self.config
-        interpreter = spec.argv[0]
-        zygote = self.zygotes.get(interpreter)
-        if zygote is None or not zygote.alive():
-            zygote = self.zygotes[interpreter] = Zygote(interpreter, cfg.seccomp)
-        request = {
+        return {
             "root": cfg.layout.root_dir,
             "plan": bwrap.plan(cfg.layout, spec),
             "uid": cfg.uid,
             "hostname": bwrap.HOSTNAME,
+        }
+
+    def _start_zygote(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
+        """Have the zygote start the run in a box; the pidfd comes from the zygote, which reaps."""
+        script = spec.warm and spec.argv[0] == self.config.zygote_python
+        run = {
             "cwd": bwrap.BOX_WORKDIR,
             "env": bwrap.environment(spec),
-            "argv": spec.argv[1:],
+            "argv": spec.argv[1:] if script else spec.argv,
+            "script": script,
             "rlimits": rlimits(spec.limits),
         }
+        zygote = self._zygote()
         try:
-            return zygote.start(request, ends), zygote.status
+            return zygote.start({"box": self._box(spec), "run": run}, ends), zygote.status
         except (OSError, ValueError, KeyError) as exc:
-            self._drop_zygote(interpreter)
-            raise JailError(f"warm interpreter {interpreter} failed: {exc}") from exc
+            self._drop_zygote()
+            raise JailError(f"the zygote failed: {exc}") from exc
 
-    def _drop_zygote(self, interpreter: str) -> None:
-        zygote = self.zygotes.pop(interpreter, None)
-        if zygote is not None:
-            zygote.stop()
+    def _prepare_next(self, spec: RunSpec) -> None:
+        """The next run most likely wants the same box (a judge's test cases, a client's
+        repeated requests): build it now, off the next run's clock."""
+        try:
+            self._zygote().prepare(self._box(spec))
+        except OSError:
+            self._drop_zygote()  # the next run starts a fresh zygote
+
+    def _drop_zygote(self) -> None:
+        if self.zygote is not None:
+            self.zygote.stop()
+            self.zygote = None
 
     def _child(
         self, argv: list[str], ends: tuple[int, ...], sc_fd: int, limits: Limits
@@ -344,7 +376,7 @@ class Spawner:
         Killing bwrap takes its pid namespace down with everything in it; the kill loop here is
         the backstop for anything that lingers past a short grace.
         """
-        keep = {os.getpid()} | {z.pid for z in self.zygotes.values()}
+        keep = {os.getpid()} | ({self.zygote.pid} if self.zygote else set())
         start = time.monotonic()
         while True:
             _reap()

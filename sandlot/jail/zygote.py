@@ -1,24 +1,28 @@
-"""A warm Python interpreter that forks a fresh box per run instead of starting a new process.
+"""A root helper that keeps the next box of its slot built, and forks runs into it.
 
 Started by a slot's spawner as `INTERPRETER -I -S zygote.py FD`, as root, in the slot's cgroups.
 It imports only the standard library (it runs on the sandbox runtime's interpreter, which does not
-have sandlot) and never runs user code itself. For each run it forks:
+have sandlot) and never runs user code itself. A box is three processes:
 
     A  unshares mount, pid, net, ipc, uts and cgroup namespaces, then waits for B
     B  pid 1 of the new namespace: builds the box from the spawner's mount plan (the same plan
        bubblewrap is given), pivots into it, brings loopback up, forks C, drops to the slot uid
        and reaps until C ends; when B exits the kernel kills whatever is left in the namespace
-    C  drops every capability and the bounding set, takes the slot uid, sets rlimits,
-       no_new_privs and the seccomp filter, then runs the script in this warm interpreter
+    C  drops every capability and the bounding set, takes the slot uid, sets no_new_privs and
+       the seccomp filter, says it is ready and waits for its run; then sets the run's rlimits,
+       environment and stdio, and execs the program, or runs a Python script in this warm
+       interpreter
 
-The result is the box bwrap makes, minus the execs of bwrap and of a cold interpreter
-(research/isolation.md §5). Differences a program can notice: the hash seed is shared by the runs
-of a slot, and `sys.flags` shows -I -S (site is imported after the privileges are dropped).
+Building a box costs most of a short run (research/isolation.md §5), so the zygote builds the
+next one as soon as the spawner has swept the last run away (`prepare`), and a run whose mount
+plan matches only hands C its stdio. A box is used once: a run never sees another run's box.
+Differences a script run in-process can notice: the hash seed is shared by the runs of a slot,
+and `sys.flags` shows -I -S (site is imported after the privileges are dropped).
 
-Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF); then per
-run a JSON request with four fds attached (stdin, stdout, stderr, setup-error pipe); the zygote
-answers {"pid": A} with a pidfd of A attached at once, and {"status": wait-status} when A has
-ended (the zygote reaps A).
+Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF); then
+{"prepare": box} to build a box ahead, or {"box": box, "run": run} with four fds attached (stdin,
+stdout, stderr, setup-error pipe). For a run the zygote answers {"pid": A} with a pidfd of A at
+once, and {"status": wait-status} when A has ended (the zygote reaps A).
 """
 
 import ctypes
@@ -26,6 +30,7 @@ import fcntl
 import json
 import os
 import platform
+import resource
 import signal
 import socket
 import stat
@@ -80,11 +85,11 @@ def make_target(path, like):
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
 
 
-def bind(src, dst, read_only):
+def bind(src, dst, read_only, device=False):
     make_target(dst, src)
     mount(src, dst, None, MS_BIND | MS_REC)
-    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | (MS_RDONLY if read_only else 0)
-    mount(None, dst, None, flags)
+    flags = MS_REMOUNT | MS_BIND | MS_NOSUID | (0 if device else MS_NODEV)
+    mount(None, dst, None, flags | (MS_RDONLY if read_only else 0))
 
 
 def tmpfs(dst, size, uid, mode="0755"):
@@ -107,7 +112,7 @@ def dev(dst):
     os.makedirs(dst, mode=0o755, exist_ok=True)
     mount("tmpfs", dst, "tmpfs", MS_NOSUID, "mode=0755,size=64k")
     for name in DEVICES:
-        bind(f"/dev/{name}", os.path.join(dst, name), read_only=False)
+        bind(f"/dev/{name}", os.path.join(dst, name), read_only=False, device=True)
     for link, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
                          ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2"),
                          ("ptmx", "pts/ptmx")):  # fmt: skip
@@ -163,33 +168,31 @@ def exit_code(status):
     return os.WEXITSTATUS(status)
 
 
-# -- the three processes of a run --------------------------------------------------------------
+# -- the three processes of a box --------------------------------------------------------------
 
 
-def process_a(req, fds, bpf):
+def process_a(box, chan, bpf):
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
                        | CLONE_NEWCGROUP), "unshare")  # fmt: skip
     pid = os.fork()
     if pid == 0:
-        process_b(req, fds, bpf)
-    for fd in fds:
-        os.close(fd)
-    drop_to(req["uid"])
+        process_b(box, chan, bpf)
+    chan.close()
+    drop_to(box["uid"])
     os._exit(exit_code(os.waitpid(pid, 0)[1]))
 
 
-def process_b(req, fds, bpf):
+def process_b(box, chan, bpf):
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    build_box(req["root"], req["plan"], req["uid"])
-    socket.sethostname(req["hostname"])
+    build_box(box["root"], box["plan"], box["uid"])
+    socket.sethostname(box["hostname"])
     loopback_up()
     pid = os.fork()
     if pid == 0:
-        process_c(req, fds, bpf)
-    for fd in fds:
-        os.close(fd)
-    drop_to(req["uid"])
+        process_c(box, chan, bpf)
+    chan.close()
+    drop_to(box["uid"])
     prctl(PR_SET_DUMPABLE, 0)
     while True:  # pid 1: reap orphans until the program itself ends
         done, status = os.waitpid(-1, 0)
@@ -197,22 +200,14 @@ def process_b(req, fds, bpf):
             os._exit(exit_code(status))
 
 
-def process_c(req, fds, bpf):
-    stdin, stdout, stderr, errpipe = fds
+def process_c(box, chan, bpf):
     os.setsid()
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the run, never the zygote or spawner sharing its cgroup, is the victim
-    for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
-        os.dup2(fd, target)
-        os.close(fd)
-    import resource
-
-    for name, (soft, hard) in req["rlimits"].items():
-        resource.setrlimit(getattr(resource, name), (soft, hard))
     cap = 0
     while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
         cap += 1
-    drop_to(req["uid"])
+    drop_to(box["uid"])
     # Changing uid made the process undumpable (its /proc files root's); an exec would make it
     # dumpable again, as it is in the bubblewrap box.
     prctl(PR_SET_DUMPABLE, 1)
@@ -220,11 +215,38 @@ def process_c(req, fds, bpf):
     buf = ctypes.create_string_buffer(bpf, len(bpf))
     prog = SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
-    os.chdir(req["cwd"])
-    os.environ.clear()
-    os.environ.update(req["env"])
-    os.close(errpipe)  # the box is built: from here on every failure is the program's
-    run_script(req["argv"])
+    chan.send(b"ready")
+    msg, fds, _, _ = socket.recv_fds(chan, 1 << 20, 4)
+    chan.close()
+    if len(fds) != 4:
+        os._exit(SETUP_FAILED)  # the zygote went away: nothing to run
+    try:
+        run = json.loads(msg)
+        stdin, stdout, stderr, errpipe = fds
+        for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
+        for name, (soft, hard) in run["rlimits"].items():
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        os.chdir(run["cwd"])
+        os.environ.clear()
+        os.environ.update(run["env"])
+    except BaseException as exc:
+        fail_setup(fds[3], exc)
+    os.close(errpipe)  # the run is set up: from here on every failure is the program's
+    if run["script"]:
+        run_script(run["argv"])
+    exec_program(run["argv"], run["env"])
+
+
+def exec_program(argv, env):
+    """Replace this process with `argv` (searched on the box's PATH), as bwrap would."""
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    try:
+        os.execvpe(argv[0], argv, env)
+    except OSError as exc:
+        os.write(2, f"sandlot: cannot execute {argv[0]}: {exc.strerror}\n".encode())
+    os._exit(127)
 
 
 def run_script(argv):
@@ -287,28 +309,78 @@ def fail_setup(errpipe, exc):
         os._exit(SETUP_FAILED)
 
 
+class Box:
+    """A box being built or built, waiting for its run: A's pid and our end of C's channel."""
+
+    def __init__(self, box, bpf):
+        self.key = json.dumps(box, sort_keys=True)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.pid = os.fork()
+        if self.pid == 0:
+            # Nothing of the zygote's but the channel: not its socket, nor a run's stdio it
+            # has just received (the box may be built while a run's request waits).
+            keep = theirs.fileno()
+            os.closerange(3, keep)
+            os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+            try:
+                process_a(box, theirs, bpf)
+            except BaseException as exc:
+                try:
+                    theirs.send(f"{type(exc).__name__}: {exc}".encode())
+                finally:
+                    os._exit(SETUP_FAILED)
+        theirs.close()
+        self.chan = ours
+
+    def ready(self):
+        """Wait until the box is built: b"ready", a reason it failed, or b"" if it was killed."""
+        return self.chan.recv(4096)
+
+    def start(self, run, fds, ready):
+        """Hand the run to C, or to a box that failed the reason, which the spawner reports."""
+        if ready == b"ready":
+            socket.send_fds(self.chan, [json.dumps(run).encode()], fds)
+        else:
+            os.write(fds[3], ready or b"the box ended before it was ready")
+        self.chan.close()
+
+    def discard(self):
+        os.kill(self.pid, signal.SIGKILL)  # B and C follow: A's death kills B, B's the namespace
+        os.waitpid(self.pid, 0)
+        self.chan.close()
+
+
 def serve(sock):
     bpf = sock.recv(1 << 16)
+    ahead = None
     while True:
         msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
         if not msg:
             return
         req = json.loads(msg)
-        pid = os.fork()
-        if pid == 0:
-            sock.close()
-            try:
-                process_a(req, fds, bpf)
-            except BaseException as exc:
-                fail_setup(fds[3], exc)
-        for fd in fds:
-            os.close(fd)
+        box = req.get("prepare") or req["box"]
+        if ahead is not None and ahead.key != json.dumps(box, sort_keys=True):
+            ahead.discard()
+            ahead = None
+        if ahead is None:
+            ahead = Box(box, bpf)
+        if "prepare" in req:
+            continue
+        this, ahead = ahead, None
+        ready = this.ready()
+        if not ready:  # killed while it waited (never by a run: it had none yet): once more
+            this.discard()
+            this = Box(box, bpf)
+            ready = this.ready()
         # A pidfd, opened while A is our unreaped child, is the spawner's handle on it: it can
         # wait for the exit and kill without ever racing a reused pid.
-        pidfd = os.pidfd_open(pid)
-        socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
+        pidfd = os.pidfd_open(this.pid)
+        this.start(req["run"], fds, ready)
+        for fd in fds:
+            os.close(fd)
+        socket.send_fds(sock, [json.dumps({"pid": this.pid}).encode()], [pidfd])
         os.close(pidfd)
-        _, status = os.waitpid(pid, 0)
+        _, status = os.waitpid(this.pid, 0)
         sock.send(json.dumps({"status": status}).encode())
 
 

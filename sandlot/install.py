@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -369,22 +370,30 @@ def ensure_npm(setup: Setup) -> str:
 
 
 def ensure_cds(setup: Setup) -> str:
-    """Record each JVM row's class-data archive: its compiler's classes, parsed and verified once.
+    """Record each JVM row's class-data archives: classes parsed and verified once, then mapped.
 
-    A JVM compiler spends most of a hello world loading classes (2.8 s for kotlinc here); with
-    the archive the JVM maps them instead. The archive fits one JDK build and one set of jars,
-    so the stamp holds both versions; a JVM that finds it stale or missing runs without it.
+    A JVM compiler spends most of a hello world loading classes (2.8 s for kotlinc here), and a
+    Scala program most of its start loading the Scala library; with an archive the JVM maps them
+    instead. An archive fits one JDK build and one set of jars, so the stamp holds both versions;
+    a JVM that finds it stale or missing runs without it.
     """
-    rows = [row for row in setup.rows if row.cds]
-    done = [record_cds(setup, row) for row in rows]
+    done = []
+    for row in setup.rows:
+        if row.cds:
+            done.append(record_cds(setup, row, row.cds, row.compile or row.run))
+        if row.run_cds:
+            done.append(record_cds(setup, row, row.run_cds, row.run, build=True))
     return "; ".join(done) or "nothing to do"
 
 
-def record_cds(setup: Setup, row: Language) -> str:
+def record_cds(
+    setup: Setup, row: Language, where: str, template: tuple[str, ...], build: bool = False
+) -> str:
+    """Run `template` once on the row's sample, recording the classes it loads into `where`.
+    With `build`, the sample is compiled first and its classes put in the row's `cds_jar`."""
     runtime = str(setup.runtime)
-    archive = Path(row.cds_path(runtime))
+    archive = Path(where.format(runtime=runtime))
     stamp = archive.with_name(f".{archive.name}.stamp")
-    template = row.compile or row.run
     # The archive is written by the JVM that records it; it cannot also map a previous one.
     argv = [
         re.sub(r" ?-XX:SharedArchiveFile=\S+", "", part)
@@ -395,7 +404,7 @@ def record_cds(setup: Setup, row: Language) -> str:
     java_line = java.splitlines()[0] if java else ""
     spec = f"{java_line}\n{tool_version(row, runtime)}\n{argv}\n{row.sample}\n"
     if archive.exists() and stamp.exists() and stamp.read_text() == spec:
-        return f"{row.name} ok (already present)"
+        return f"{row.name} {archive.name} ok (already present)"
     setup.log(f"JVM class-data archive: recording {archive} ...")
     archive.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(archive.parent, 0o755)
@@ -403,18 +412,41 @@ def record_cds(setup: Setup, row: Language) -> str:
         os.chmod(tmp, 0o777)  # the recording JVM runs as nobody and writes its archive here
         (Path(tmp) / row.source).write_text(row.sample)
         os.chmod(Path(tmp) / row.source, 0o644)
+        env = {**row.resolved_env(runtime), "PATH": PATH, "HOME": tmp}
+        if build:
+            assert row.compile is not None
+            run(as_nobody(list(row.argv(row.compile, runtime, 1024))), env=env, cwd=tmp)
+            pack_classes(Path(tmp), row, Path(row.cds_jar.format(runtime=runtime)))
         recorded = Path(tmp) / "recorded.jsa"
-        env = {**row.resolved_env(runtime), "PATH": PATH, "HOME": tmp,
-               "JAVA_TOOL_OPTIONS": f"-XX:ArchiveClassesAtExit={recorded}"}  # fmt: skip
+        env["JAVA_TOOL_OPTIONS"] = f"-XX:ArchiveClassesAtExit={recorded}"
         run(as_nobody(argv), env=env, cwd=tmp)
         if not recorded.exists():
             raise SetupError(f"{' '.join(argv)} left no class-data archive")
-        shutil.move(recorded, archive.with_name(f".{archive.name}.new"))
-    os.chown(archive.with_name(f".{archive.name}.new"), 0, 0)  # recorded as nobody: not theirs
-    os.chmod(archive.with_name(f".{archive.name}.new"), 0o644)
-    os.replace(archive.with_name(f".{archive.name}.new"), archive)
+        install_file(recorded, archive)
     stamp.write_text(spec)
-    return f"{row.name} recorded ({archive.stat().st_size >> 20} MiB)"
+    return f"{row.name} {archive.name} recorded ({archive.stat().st_size >> 20} MiB)"
+
+
+def pack_classes(workdir: Path, row: Language, jar: Path) -> None:
+    """The compiled sample's artifact directories as a jar (a zip of class files)."""
+    new = jar.with_name(f".{jar.name}.new")
+    with zipfile.ZipFile(new, "w") as out:
+        for artifact in row.artifacts:
+            base = workdir / artifact
+            for path in sorted(base.rglob("*")) if base.is_dir() else ():
+                if path.is_file():
+                    out.write(path, path.relative_to(base).as_posix())
+    install_file(new, jar)
+
+
+def install_file(made: Path, final: Path) -> None:
+    """Put a file made by nobody in place as root's, world-readable, atomically."""
+    new = final.with_name(f".{final.name}.new")
+    if made != new:
+        shutil.move(made, new)
+    os.chown(new, 0, 0)
+    os.chmod(new, 0o644)
+    os.replace(new, final)
 
 
 def tool_version(row: Language, runtime: str) -> str:

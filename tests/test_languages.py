@@ -6,7 +6,12 @@ time-out and a memory hog. Programs are data; one test per behaviour, parametris
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
+
+from sandlot.config import Config
+from sandlot.languages import LANGUAGES as ROWS
 
 HELLO = {
     "python": 'print("hello")',
@@ -339,3 +344,19 @@ def test_languages_endpoint_lists_versions(client):
     for name in LANGUAGES:
         assert rows[name]["available"], rows[name]
         assert rows[name]["version"], rows[name]
+
+
+def test_scala_runs_map_their_class_data_archive(tmp_path, available):
+    """The archive `sandlot setup` recorded fits the run step's class path: with -Xshare:on the
+    JVM refuses to start rather than run without it."""
+    available("scala")
+    row = next(r for r in ROWS if r.name == "scala")
+    runtime = Config.load().runtime_dir
+    (tmp_path / row.source).write_text('object Main { def main(a: Array[String]) = println("hi") }')
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    subprocess.run(row.argv(row.compile, runtime, 512), cwd=tmp_path, env=env, check=True)
+    shell, flag, script = row.argv(row.run, runtime, 512)
+    forced = script.replace("exec /usr/bin/java ", "exec /usr/bin/java -Xshare:on ", 1)
+    assert forced != script
+    done = subprocess.run([shell, flag, forced], cwd=tmp_path, env=env, capture_output=True)
+    assert (done.returncode, done.stdout) == (0, b"hi\n"), done.stderr.decode()

@@ -44,6 +44,13 @@ class Language:
     # `sandlot setup` records it by running that step once on `sample` (a hello world).
     cds: str = ""
     sample: str = ""
+    # A class-data archive of a compiled row's run step (its runtime library, parsed once):
+    # setup compiles `sample`, puts its classes in `cds_jar` and runs it once. The JVM maps an
+    # archive only for a class path that starts with the one it was recorded with, so the run's
+    # class path is the runtime's jars, then `cds_jar` (whose class must not be a user's name),
+    # then the user's classes.
+    run_cds: str = ""
+    cds_jar: str = ""
 
     def program(self, code: str) -> str:
         """The text written to `source`: the code, with `prefix` when it lacks it."""
@@ -59,9 +66,6 @@ class Language:
             "heap_mb": max(16, memory_mb * 3 // 4),
         }
         return tuple(part.format(**values) for part in template)
-
-    def cds_path(self, runtime: str) -> str:
-        return self.cds.format(runtime=runtime)
 
     def resolved_binds(self, runtime: str) -> tuple[str, ...]:
         return tuple(b.format(runtime=runtime) for b in self.binds)

@@ -14,15 +14,18 @@ PY = "{runtime}/python/bin/python3"
 GO = "{runtime}/go/bin/go"
 NODE_MODULES = "{runtime}/node/node_modules"
 JAVA = "/usr/bin/java"
+# No hsperfdata file in /tmp (a few ms per start); JVM warnings to stderr, never into stdout.
+JVM_QUIET = ("-XX:-UsePerfData", "-Xlog:disable", "-Xlog:all=warning:stderr")
 JVM_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC",
-             "-XX:TieredStopAtLevel=1", "-Xss16m")  # fmt: skip
+             "-XX:TieredStopAtLevel=1", "-Xss16m", *JVM_QUIET)  # fmt: skip
 # Compilers running on the JVM: a short-lived process, so C1 only and one GC thread.
 JVM_TOOL_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC",
-                  "-XX:TieredStopAtLevel=1", "-Xss32m", "-Xshare:auto")  # fmt: skip
+                  "-XX:TieredStopAtLevel=1", "-Xss32m", "-Xshare:auto", *JVM_QUIET)  # fmt: skip
 JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
 SCALA_LIB = "/usr/share/scala-2.11/lib"
 KOTLIN_HOME = f"{NODE_MODULES}/kotlin-compiler"
 CDS = "{runtime}/cds"  # JVM class-data archives `sandlot setup` records for the JVM compilers
+SCALA_RUN_CDS, SCALA_RUN_JAR = f"{CDS}/scala-run.jsa", f"{CDS}/scala-run.jar"
 
 
 def kotlinc(archive: str = "") -> tuple[str, ...]:
@@ -367,8 +370,9 @@ LANGUAGES: tuple[Language, ...] = (
         run=(
             "/bin/sh",
             "-c",
-            f"{JARS}; exec {JAVA} {' '.join(JVM_FLAGS)} -cp "
-            f'"$cp:{SCALA_LIB}/scala-library.jar:{SCALA_LIB}/scala-xml.jar" "$(cat main.object)"',
+            f"{JARS}; exec {JAVA} {' '.join(JVM_FLAGS)} -XX:SharedArchiveFile={SCALA_RUN_CDS} "
+            f'-cp "{SCALA_LIB}/scala-library.jar:{SCALA_LIB}/scala-xml.jar:{SCALA_RUN_JAR}:$cp" '
+            '"$(cat main.object)"',
         ),
         version=(
             JAVA,
@@ -382,7 +386,9 @@ LANGUAGES: tuple[Language, ...] = (
         apt=("openjdk-17-jdk-headless", "scala"),
         pids=64,
         cds=f"{CDS}/scala.jsa",
-        sample="object Main {\n  def main(args: Array[String]): Unit =\n"
+        run_cds=SCALA_RUN_CDS,
+        cds_jar=SCALA_RUN_JAR,
+        sample="object SandlotCdsSample {\n  def main(args: Array[String]): Unit =\n"
         '    println(List(1, 2).map(_ * 2).mkString(",") + scala.io.StdIn.readLine())\n}\n',
         summary="Scala 2.11 (Debian, as SandboxFusion's); runs the code's first object",
     ),

@@ -8,7 +8,7 @@ import shlex
 import zipfile
 from pathlib import Path
 
-from sandlot.judge import harnesses
+from sandlot.judge import braces, harnesses
 from sandlot.judge.assemble import (
     CPP_HEADERS,
     Row,
@@ -91,7 +91,7 @@ def _go_program(row: Row, code: str, whole: bool) -> str:
         for block in re.findall(r"^import\s*\((.*?)\)", code, flags=re.M | re.S):
             imports += re.findall(r'"[^"]+"', block)
         code = re.sub(r"^import\s*\(.*?\)|^import\s+\"[^\"]+\"", "", code, flags=re.M | re.S)
-        code = drop_main(code, "go")
+        code = braces.drop_main(code, "go")
         head = ""
     else:
         head = re.sub(r"^import\s*\(.*?\)\s*", "", row["prompt"], flags=re.M | re.S)
@@ -106,32 +106,6 @@ def _go_program(row: Row, code: str, whole: bool) -> str:
 # -- MultiPL-E ----------------------------------------------------------------------------------
 
 _PRELUDE = re.compile(r"^(#include|import |using |use |require|const \w+ = require|<\?php)")
-
-
-_MAINS = {
-    "cpp": r"\bint\s+main\s*\(", "c": r"\bint\s+main\s*\(", "rust": r"\bfn\s+main\s*\(\s*\)",
-    "java": r"(public\s+)?static\s+void\s+main\s*\(", "go": r"\bfunc\s+main\s*\(\s*\)",
-    "csharp": r"(public\s+)?static\s+void\s+Main\s*\(", "scala": r"\bdef\s+main\s*\(",
-    "kotlin": r"\bfun\s+main\s*\(", "typescript": None, "D_ut": r"\bvoid\s+main\s*\(",
-}  # fmt: skip
-
-
-def drop_main(code: str, language: str) -> str:
-    """A whole solution without its own entry point (the tests bring theirs), brace-matched."""
-    pattern = _MAINS.get(language)
-    m = re.search(pattern, code) if pattern else None
-    if m is None:
-        return code
-    start = code.rfind("\n", 0, m.start()) + 1
-    brace = code.find("{", m.end())
-    if brace == -1:
-        return code[:start]
-    depth = 0
-    for i in range(brace, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[i], 0)
-        if depth == 0:
-            return code[:start] + code[i + 1 :]
-    return code[:start]
 
 
 def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
@@ -152,7 +126,9 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
             code = code.replace("class Problem", "class Main")
             code = code.rstrip()
             code = code[:-1] if code.endswith("}") else code  # the class closes in the tests
-        code = drop_main(code, language)
+        elif language == "csharp":
+            code = _csharp_open_class(code)
+        code = braces.drop_main(code, language)
         if language == "php":
             code = code.strip().removeprefix("<?php").removesuffix("?>")
         present = set(code.split("\n"))
@@ -170,6 +146,14 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     files = {"javatuples.jar": class_path_jar(JAVATUPLES_JARS)} if language == "java" else {}
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
                                  fail_markers=markers, files=files))  # fmt: skip
+
+
+def _csharp_open_class(code: str) -> str:
+    """A whole C# answer as its directives and `class Problem {` with the members of its class
+    (or its bare methods), left open: the tests hold the prompt's Main and close the class."""
+    body = braces.class_body(code, "Problem")
+    members = braces.without_directives(code if body is None else body)
+    return "\n".join([*braces.directives(code), "class Problem {", members])
 
 
 # -- aider polyglot -----------------------------------------------------------------------------

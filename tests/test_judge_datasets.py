@@ -255,10 +255,13 @@ MIN_COST = """\
 
 
 def test_mbxp_v2_csharp(api: httpx.Client) -> None:
-    # 10000's reference returns 0
+    # 0's reference is `Environment.Exit(0)` before any test (SandboxFusion, with no C# anti-hack
+    # rule, accepts it), 10000's `return 0`: both rejected, for those reasons
     out = evaluate(api, "mbxp_v2_en", references("mbxp_v2_en"))
     verdicts = {int(r["id"]): r for r in out["results"]}
-    assert not verdicts[10000]["accepted"]
+    assert not verdicts[0]["accepted"] and not verdicts[10000]["accepted"]
+    assert verdicts[0]["verdict"] == "wrong_answer"
+    assert "exited early" in verdicts[0]["reason"]
     assert "test case 0 failed to pass" in verdicts[10000]["reason"]
     # a correct MinCost as the prompt asks (a whole program, with a Main of its own) and as a
     # bare method: accepted both ways, under either id (both rows have the same tests)
@@ -339,3 +342,13 @@ def test_multiple_csharp_stubs_fail_their_assertions(api: httpx.Client, dataset:
     assert verdicts.count("wrong_answer") >= 8  # 9 and 13 of these 30
     assert all("Assertion failed." in r["reason"] for r in out["results"]
                if r["verdict"] == "wrong_answer")  # fmt: skip
+
+
+def test_multiple_csharp_early_exit_is_no_pass(api: httpx.Client) -> None:
+    # MultiPL-E C# tests are one Main of Debug.Asserts: leaving with status 0 before its end
+    # passed every test until the tests' Main had to print a nonce last
+    rows = DATASETS.get("multiple_cs").rows[:10]
+    body = "        System.Environment.Exit(0);\n        return default;\n"
+    out = evaluate(api, "multiple_cs", [{"id": r["name"], "completion": body} for r in rows])
+    assert out["accepted"] == 0
+    assert all("exited early" in r["reason"] for r in out["results"]), out["results"]

@@ -329,3 +329,22 @@ def test_mbxp_csharp_answer_full_program_or_bare_method_goes_in_the_class() -> N
     job = _assemble("mbxp_v2_en", 10000, f"```csharp\nusing System.Linq;\n{method}\n```")
     assert "using System.Linq;\npublic static" not in job.code
     assert method in job.code
+
+
+def test_csharp_tests_print_a_fresh_nonce_at_the_end_of_their_main() -> None:
+    one = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
+    two = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
+    assert one.flag and one.require_stdout and one.require_stdout != two.require_stdout
+    nonce = one.require_stdout.decode()
+    printed = f'global::System.Console.WriteLine("{nonce}");'
+    assert printed in one.code and printed not in one.test_code
+    main = one.code.index("static void Main")
+    last_assert = one.code.rindex("Debug.Assert")
+    assert main < last_assert < one.code.index(printed)
+    # not in an answer's own Main, which is dropped anyway
+    assert braces.drop_main(one.code, "csharp").find(nonce) == -1
+    # MultiPL-E C#: the same, in the tests' Main
+    row = Datasets(REGISTRY).get("multiple_cs").rows[0]
+    job = _assemble("multiple_cs", row["name"], row["gpt_solution"])
+    assert job.flag and job.require_stdout.decode() in job.code
+    assert job.code.count("static void Main") == 1 and job.code.count("class Problem {") == 1

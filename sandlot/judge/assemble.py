@@ -11,6 +11,7 @@ import ast
 import base64
 import json
 import re
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -237,13 +238,15 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         code = class_members(code, template, slot, resolved)
     if resolved == "java" and "javatuples" not in code:
         template = template.replace("import org.javatuples.*;\n", "")
-    full = template.replace("#<INSERT>", code) if slot >= 0 else (
-        f"{code}\n{template}")  # fmt: skip
+    program_template, nonce = guard_end(template, resolved)
+    full = program_template.replace("#<INSERT>", code) if slot >= 0 else (
+        f"{code}\n{program_template}")  # fmt: skip
     forbidden = ("exit(0)",) if p.get("mbxp") and language in ("python", "cpp") else ()
     markers = (b"FAILURE",) if resolved == "racket" else ()
     program = Program(language, full, template, files=decode_assets(test.get("asset")),
                       run_timeout=p.get("run_timeout"), forbidden=forbidden,
-                      fail_markers=markers)  # fmt: skip
+                      fail_markers=markers, flag=nonce is not None,
+                      require_stdout=nonce)  # fmt: skip
     return Assembled(ex, program)
 
 
@@ -262,6 +265,27 @@ def class_members(code: str, template: str, slot: int, language: str) -> str:
     if braces.main_span(template, language) is not None:
         members = braces.drop_main(members, language)
     return members
+
+
+# Statements printing a nonce, per language whose tests end in a main (Python's: engine.py).
+_NONCE_PRINT = {"csharp": 'global::System.Console.WriteLine("{nonce}");'}
+
+
+def guard_end(test: str, language: str) -> tuple[str, bytes | None]:
+    """`test` printing a fresh nonce as the last statement of its main, and the nonce; or `test`
+    as it is and None where the language or the test has no such place.
+
+    A program that exits with success before its tests end (`Environment.Exit(0)` in the
+    answer; SandboxFusion has no anti-hack rule for C# and accepts that) then lacks the nonce.
+    It is random per submission, so an answer cannot print it, and it goes in the test's own
+    main, never in the answer's (assemblers call this before the answer is put in).
+    """
+    statement = _NONCE_PRINT.get(language)
+    if statement is None:
+        return test, None
+    nonce = secrets.token_hex(12)
+    guarded = braces.at_end_of_main(test, language, statement.format(nonce=nonce))
+    return (test, None) if guarded is None else (guarded, nonce.encode())
 
 
 def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

@@ -13,6 +13,7 @@ from sandlot.judge.assemble import (
     CPP_HEADERS,
     Row,
     build_humaneval,
+    guard_end,
     no_code,
 )
 from sandlot.judge.extract import Extracted, cut_at, extract, fenced_blocks
@@ -120,6 +121,7 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     if ex.kind == "empty":
         return no_code(ex)
     stops = tuple(s for s in row.get("stop_tokens") or () if not s.startswith("re:"))
+    program_tests, nonce = guard_end(tests, language)
     if _freeform(ex, name):
         code = ex.code
         if language == "java":
@@ -135,17 +137,18 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         prelude = "\n".join(
             ln for ln in prompt.split("\n") if _PRELUDE.match(ln) and ln not in present
         )
-        first, _, rest = tests.partition("\n")
+        first, _, rest = program_tests.partition("\n")
         # MultiPL-E tests begin by closing the prompt's function; a whole solution closed it.
-        tail = rest if first.strip() == "}" else tests
+        tail = rest if first.strip() == "}" else program_tests
         full = f"{prelude}\n{code}\n{tail}"
     else:
-        full = prompt + cut_at(ex.code, stops) + tests
+        full = prompt + cut_at(ex.code, stops) + program_tests
     markers = (b"FAILURE",) if language == "racket" else ()  # rackunit reports, exits 0
     # MultiPL-E's Java prompts import org.javatuples (Pair, Triplet...): Debian's jar.
     files = {"javatuples.jar": class_path_jar(JAVATUPLES_JARS)} if language == "java" else {}
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
-                                 fail_markers=markers, files=files))  # fmt: skip
+                                 fail_markers=markers, files=files, flag=nonce is not None,
+                                 require_stdout=nonce))  # fmt: skip
 
 
 def _csharp_open_class(code: str) -> str:

@@ -1,5 +1,5 @@
 """Surgery on brace-language sources (C#, Java, Go, C++...): a class's members, a program's own
-entry point.
+entry point, the end of a test's main.
 
 Nothing here parses a language. Comments and string and character literals are blanked (to
 spaces of the same length, so positions carry over) and braces are counted in what is left, so
@@ -108,3 +108,16 @@ def drop_main(code: str, language: str) -> str:
         return code
     start, _, end = span
     return code[:start] if end is None else code[:start] + code[end + 1 :]
+
+
+def at_end_of_main(code: str, language: str, statement: str) -> str | None:
+    """`code` with `statement` as the last statement of its entry point's body (run only when
+    the body runs to its end), or None when it has no complete one."""
+    span = main_span(code, language)
+    if span is None or span[2] is None:
+        return None
+    end = span[2]
+    line = code.rfind("\n", 0, end) + 1
+    if code[line:end].strip():  # `}` ends a line of code: the statement goes just before it
+        return f"{code[:end]} {statement} {code[end:]}"
+    return f"{code[:line]}{code[line:end]}    {statement}\n{code[line:]}"

@@ -227,10 +227,56 @@ def test_humanevalds_v2_positive_and_negative_controls(api: httpx.Client) -> Non
     verdicts = {int(r["id"]): r for r in out["results"]}
     # ids >= 10000 are SandboxFusion's deliberately wrong solutions: all rejected
     assert not any(r["accepted"] for i, r in verdicts.items() if i >= 10000)
-    # ids < 10000 are correct; csharp (0) needs SandboxFusion's C# function extraction, not
-    # implemented here, and swift (4) is not installed on this machine kind
-    assert {i for i, r in verdicts.items() if r["accepted"]} == {1, 2, 3}
+    # ids < 10000 are correct; swift (4) is not installed on this machine kind
+    assert {i for i, r in verdicts.items() if r["accepted"]} == {0, 1, 2, 3}
     assert "'swift' is not" in verdicts[4]["reason"]
+    # C# (0, 10000): the reference is a whole program (usings, class, method); 10000 returns
+    # false, which only a Debug.Assert that fails the run can catch
+    assert verdicts[10000]["verdict"] == "wrong_answer"
+    assert "Assertion failed." in verdicts[10000]["reason"]
+
+
+MIN_COST = """\
+        public static int MinCost(List<List<int>> cost, int m, int n)
+        {
+            var dp = new int[m + 1, n + 1];
+            for (int i = 0; i <= m; i++)
+                for (int j = 0; j <= n; j++)
+                {
+                    int best = i == 0 && j == 0 ? 0 : int.MaxValue;
+                    if (i > 0) best = Math.Min(best, dp[i - 1, j]);
+                    if (j > 0) best = Math.Min(best, dp[i, j - 1]);
+                    if (i > 0 && j > 0) best = Math.Min(best, dp[i - 1, j - 1]);
+                    dp[i, j] = best + cost[i][j];
+                }
+            return dp[m, n];
+        }
+"""
+
+
+def test_mbxp_v2_csharp(api: httpx.Client) -> None:
+    # 0's reference is `Environment.Exit(0)` before any test (SandboxFusion, with no C# anti-hack
+    # rule, accepts it), 10000's `return 0`: both rejected, for those reasons
+    out = evaluate(api, "mbxp_v2_en", references("mbxp_v2_en"))
+    verdicts = {int(r["id"]): r for r in out["results"]}
+    assert not verdicts[0]["accepted"] and not verdicts[10000]["accepted"]
+    assert verdicts[0]["verdict"] == "wrong_answer"
+    assert "exited early" in verdicts[0]["reason"]
+    assert "test case 0 failed to pass" in verdicts[10000]["reason"]
+    # a correct MinCost as the prompt asks (a whole program, with a Main of its own) and as a
+    # bare method: accepted both ways, under either id (both rows have the same tests)
+    main = (
+        "        public static void Main(string[] args)\n        {\n            Console."
+        "WriteLine(MinCost(new List<List<int>> { new List<int> { 1 } }, 0, 0));\n        }\n"
+    )
+    whole = (
+        "```csharp\nusing System;\nusing System.Collections.Generic;\n\nnamespace Solution"
+        f"\n{{\n    public class Program\n    {{\n{MIN_COST}\n{main}    }}\n}}\n```"
+    )
+    bare = f"Here it is:\n```csharp\n{MIN_COST}```\n"
+    samples = [{"id": i, "completion": c} for i in (0, 10000) for c in (whole, bare)]
+    out = evaluate(api, "mbxp_v2_en", samples)
+    assert out["accepted"] == 4, [(r["verdict"], r["reason"]) for r in out["results"]]
 
 
 LCB = {
@@ -265,14 +311,44 @@ def test_exiting_before_the_tests_is_no_pass(api: httpx.Client, body: str) -> No
 @pytest.mark.parametrize(
     ("dataset", "at_least"),
     [("multiple_js", 25), ("multiple_cpp", 20), ("multiple_rs", 20), ("multiple_rb", 25),
-     ("multiple_lua", 25), ("multiple_go", 10), ("multiple_java", 25)],
+     ("multiple_lua", 25), ("multiple_go", 10), ("multiple_java", 25), ("multiple_cs", 14),
+     ("multiple_mbpp_cs", 20)],
 )  # fmt: skip
 def test_multiple_gpt_answers_mostly_accepted(api: httpx.Client, dataset: str,
                                               at_least: int) -> None:  # fmt: skip
     # MultiPL-E has no reference solutions; SandboxFusion's GPT answers are 70-90% right.
+    # C#: 16 and 23 of these 30, fewer because many tests compare lists with Equals (by
+    # reference, false under .NET too) and mcs lacks local functions and all past C# 7.2.
     rows = DATASETS.get(dataset).rows[:30]
     samples = [{"id": r["name"], "completion": r["gpt_solution"]} for r in rows]
     assert evaluate(api, dataset, samples)["accepted"] >= at_least
     # the bare prompt with nothing added never passes
     stubs = [{"id": r["name"], "completion": "\n"} for r in rows[:10]]
     assert evaluate(api, dataset, stubs)["accepted"] == 0
+
+
+@pytest.mark.parametrize("dataset", ["multiple_cs", "multiple_mbpp_cs"])
+def test_multiple_csharp_stubs_fail_their_assertions(api: httpx.Client, dataset: str) -> None:
+    # A body returning the default value compiles and runs: only failing Debug.Asserts, or the
+    # crashes the default null causes, reject it (mono alone exited 0 on a failed assertion).
+    rows = DATASETS.get(dataset).rows[:30]
+    samples = [{"id": r["name"], "completion": "        return default;\n"} for r in rows]
+    out = evaluate(api, dataset, samples)
+    assert out["accepted"] == 0
+    verdicts = [r["verdict"] for r in out["results"]]
+    assert set(verdicts) <= {"wrong_answer", "runtime_error", "compile_error"}, verdicts
+    # mbpp_67_bell_number's test has a literal too large for a long: it never compiles
+    assert verdicts.count("compile_error") <= 1
+    assert verdicts.count("wrong_answer") >= 8  # 9 and 13 of these 30
+    assert all("Assertion failed." in r["reason"] for r in out["results"]
+               if r["verdict"] == "wrong_answer")  # fmt: skip
+
+
+def test_multiple_csharp_early_exit_is_no_pass(api: httpx.Client) -> None:
+    # MultiPL-E C# tests are one Main of Debug.Asserts: leaving with status 0 before its end
+    # passed every test until the tests' Main had to print a nonce last
+    rows = DATASETS.get("multiple_cs").rows[:10]
+    body = "        System.Environment.Exit(0);\n        return default;\n"
+    out = evaluate(api, "multiple_cs", [{"id": r["name"], "completion": body} for r in rows])
+    assert out["accepted"] == 0
+    assert all("exited early" in r["reason"] for r in out["results"]), out["results"]

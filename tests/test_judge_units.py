@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from sandlot.errors import NotFound
-from sandlot.judge import Datasets
+from sandlot.judge import Datasets, braces
 from sandlot.judge.assemble_multi import build_aider, class_path_jar
 from sandlot.judge.checkers import Checker
 from sandlot.judge.datasets import BadDataset
 from sandlot.judge.extract import extract
+from sandlot.judge.families import FAMILIES
 from sandlot.judge.metrics import pass_at_k, summarize
 from sandlot.judge.plans import JudgeConfig
 from sandlot.judge.prompts import build
@@ -250,3 +251,100 @@ def test_aider_cpp_blocks_become_header_and_source() -> None:
 def test_aider_cpp_prompt_shows_header_and_source() -> None:
     text = build("aider", _aider_row("cpp", "clock"), JudgeConfig(), None)
     assert "clock.h:\n```cpp\n" in text and "clock.cpp:\n```cpp\n" in text
+
+
+# -- brace-language surgery: C# and Java answers in a test's class -------------------------------
+
+MINCOST_FULL = """```csharp
+using System;
+using System.Collections.Generic;
+using System.Linq;
+
+namespace Solution
+{
+    public class Program
+    {
+        // braces in comments { and strings do not count
+        static string Open = "{";
+        static char Close = '}';
+
+        public static int MinCost(List<List<int>> cost, int m, int n)
+        {
+            var dp = new int[m + 1, n + 1];
+            return dp[m, n];
+        }
+
+        public static void Main(string[] args)
+        {
+            Console.WriteLine(MinCost(new List<List<int>> { new List<int> { 1 } }, 0, 0));
+        }
+    }
+}
+```"""
+
+
+def _assemble(dataset: str, pid: object, completion: str):
+    ds = Datasets(REGISTRY)
+    spec = ds.spec(dataset)
+    params = {**spec.params, "language": spec.language}
+    return FAMILIES[spec.family](ds.get(dataset).get(pid), completion, JudgeConfig(), params).job
+
+
+def test_class_body_counts_braces_outside_comments_and_literals() -> None:
+    members = "\n  string s = \"}\";\n  // }\n  char c = '{';\n  void f() { }\n"
+    code = f"class A {{{members}}}\nclass B {{ }}"
+    assert braces.class_body(code) == members
+    assert braces.class_body(code, "B") == " "
+    assert braces.class_body(code, "C") == braces.class_body(code)  # none of that name: the first
+    assert braces.class_body("static int f() { return 1; }") is None
+
+
+def test_enclosing_class_of_a_slot() -> None:
+    template = "using X;\nclass Problem {\n  // {1, 2}}\n  #<INSERT>\n  static void Main() { }\n}\n"
+    assert braces.enclosing_class(template, template.index("#<INSERT>")) == "Problem"
+    outside = "class T { }\n#<INSERT>\n"
+    assert braces.enclosing_class(outside, outside.index("#<INSERT>")) is None
+
+
+@pytest.mark.parametrize(
+    "main",
+    ["public static void Main(string[] args) {", "static int Main() {",
+     "private static async Task Main() {"],
+)  # fmt: skip
+def test_drop_main_csharp_signatures(main: str) -> None:
+    code = f"class P {{\n  static int F() {{ return 1; }}\n  {main}\n    if (x) {{ }}\n  }}\n}}\n"
+    assert braces.drop_main(code, "csharp") == "class P {\n  static int F() { return 1; }\n\n}\n"
+
+
+def test_mbxp_csharp_answer_full_program_or_bare_method_goes_in_the_class() -> None:
+    job = _assemble("mbxp_v2_en", 10000, MINCOST_FULL)
+    slot = job.test_code.index("#<INSERT>")
+    inserted = job.code[slot : job.code.index("public static void Main")]
+    assert "MinCost" in inserted and 'Open = "{"' in inserted
+    # the answer's usings, namespace, class wrapper and Main are gone; the test's stay
+    for gone in ("using", "namespace", "class", "Console.WriteLine(MinCost"):
+        assert gone not in inserted
+    assert job.code.count("static void Main") == 1
+    method = "public static int MinCost(List<List<int>> c, int m, int n) { return 0; }"
+    job = _assemble("mbxp_v2_en", 10000, f"```csharp\nusing System.Linq;\n{method}\n```")
+    assert "using System.Linq;\npublic static" not in job.code
+    assert method in job.code
+
+
+def test_csharp_tests_print_a_fresh_nonce_at_the_end_of_their_main() -> None:
+    one = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
+    two = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
+    assert one.flag and one.require_stdout and one.require_stdout != two.require_stdout
+    nonce = one.require_stdout.decode()
+    printed = f'global::System.Console.WriteLine("{nonce}");'
+    assert printed in one.code and printed not in one.test_code
+    main = one.code.index("static void Main")
+    last_assert = one.code.rindex("Debug.Assert")
+    assert main < last_assert < one.code.index(printed)
+    # not in an answer's own Main, which is dropped anyway
+    assert braces.drop_main(one.code, "csharp").find(nonce) == -1
+    # MultiPL-E C#: the same, in the tests' Main
+    row = Datasets(REGISTRY).get("multiple_cs").rows[0]
+    job = _assemble("multiple_cs", row["name"], row["gpt_solution"])
+    assert job.flag and job.require_stdout.decode() in job.code
+    assert job.code.count("static void Main") == 1 and job.code.count("class Problem {") == 1

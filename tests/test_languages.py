@@ -310,6 +310,40 @@ def test_python_scientific_stack(run, available):
     assert out["run_result"]["stdout"] == "10 2 2*x\n"
 
 
+CS_ASSERTS = """using System;
+using System.Diagnostics;
+using System.Numerics;
+class P {
+    static int Twice(int x) { return x + x; }
+    static void Main() {
+        Console.WriteLine("before");
+        Debug.Assert(Twice(2) == 4);
+        Trace.Assert(BigInteger.Pow(2, 70) > long.MaxValue, "BigInteger is referenced");
+        try { Debug.Assert(Twice(2) == CHECK, "Twice(2) is CHECK"); } catch { }
+        finally { Console.WriteLine("finally"); }
+        Console.WriteLine("after");
+    }
+}
+"""
+
+
+def test_csharp_failed_debug_assert_ends_the_run(run, available):
+    # As `dotnet run` (SandboxFusion's C#): a Debug build, where a failed assertion aborts the
+    # process (SIGABRT, status 134) after printing what failed; no catch or finally runs.
+    available("csharp")
+    passing = run(CS_ASSERTS.replace("CHECK", "4"), "csharp", compile_timeout=60)
+    assert passing["status"] == "Success", passing
+    assert passing["run_result"]["stdout"] == "before\nfinally\nafter\n"
+    failing = run(CS_ASSERTS.replace("CHECK", "5"), "csharp", compile_timeout=60)
+    assert failing["status"] == "Failed", failing
+    result = failing["run_result"]
+    assert result["stdout"] == "before\n"
+    # status 134: the jail reads a status over 128 as a signal, here SIGABRT, as .NET's abort
+    assert result["return_code"] == -6 and result["signal"] == 6, result
+    assert result["stderr"].startswith("Process terminated. Assertion failed.\nTwice(2) is 5\n")
+    assert "at P.Main" in result["stderr"]
+
+
 def test_python_runtime_is_not_the_servers(run, available):
     available("python")
     out = run("import sys; print(sys.prefix); print(sys.executable)", "python")

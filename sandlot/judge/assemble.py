@@ -11,11 +11,12 @@ import ast
 import base64
 import json
 import re
+import secrets
 from collections.abc import Callable
 from typing import Any
 
 from sandlot.errors import InvalidRequest
-from sandlot.judge import harnesses
+from sandlot.judge import braces, harnesses
 from sandlot.judge.checkers import Checker
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
@@ -232,25 +233,59 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         code = cut_at(code, PY_TAIL_MARKERS)
     template = test["code"]
     resolved = p.get("resolve", lambda x: x)(language)
-    if resolved == "java" and re.search(r"class \w+[^{]*\{[^}]*#<INSERT>", template):
-        code = _class_body(code)  # the slot is inside the test's class: methods only
+    slot = template.find("#<INSERT>")
+    if resolved in ("java", "csharp") and slot >= 0:
+        code = class_members(code, template, slot, resolved)
     if resolved == "java" and "javatuples" not in code:
         template = template.replace("import org.javatuples.*;\n", "")
-    full = template.replace("#<INSERT>", code) if "#<INSERT>" in template else (
-        f"{code}\n{template}")  # fmt: skip
+    program_template, nonce = guard_end(template, resolved)
+    full = program_template.replace("#<INSERT>", code) if slot >= 0 else (
+        f"{code}\n{program_template}")  # fmt: skip
     forbidden = ("exit(0)",) if p.get("mbxp") and language in ("python", "cpp") else ()
     markers = (b"FAILURE",) if resolved == "racket" else ()
     program = Program(language, full, template, files=decode_assets(test.get("asset")),
                       run_timeout=p.get("run_timeout"), forbidden=forbidden,
-                      fail_markers=markers)  # fmt: skip
+                      fail_markers=markers, flag=nonce is not None,
+                      require_stdout=nonce)  # fmt: skip
     return Assembled(ex, program)
 
 
-def _class_body(code: str) -> str:
-    """The members of the first class in `code` (between its opening and last closing brace)."""
-    m = re.search(r"\bclass\s+\w+[^{]*\{", code)
-    end = code.rfind("}")
-    return code[m.end() : end] if m and end > m.end() else code
+def class_members(code: str, template: str, slot: int, language: str) -> str:
+    """What of a Java or C# answer goes in a slot inside the test's class: the members of the
+    answer's class of that name (else of its first class; else the answer is bare methods).
+    Its using/import directives, namespace and other types are dropped, and so is its own entry
+    point when the test has one. SandboxFusion keeps less (the first static method alone), so
+    whatever it accepts is accepted here too; it does not carry the answer's directives over
+    either, so the test's stand."""
+    name = braces.enclosing_class(template, slot)
+    if name is None:
+        return code
+    body = braces.class_body(code, name)
+    members = braces.without_directives(code if body is None else body)
+    if braces.main_span(template, language) is not None:
+        members = braces.drop_main(members, language)
+    return members
+
+
+# Statements printing a nonce, per language whose tests end in a main (Python's: engine.py).
+_NONCE_PRINT = {"csharp": 'global::System.Console.WriteLine("{nonce}");'}
+
+
+def guard_end(test: str, language: str) -> tuple[str, bytes | None]:
+    """`test` printing a fresh nonce as the last statement of its main, and the nonce; or `test`
+    as it is and None where the language or the test has no such place.
+
+    A program that exits with success before its tests end (`Environment.Exit(0)` in the
+    answer; SandboxFusion has no anti-hack rule for C# and accepts that) then lacks the nonce.
+    It is random per submission, so an answer cannot print it, and it goes in the test's own
+    main, never in the answer's (assemblers call this before the answer is put in).
+    """
+    statement = _NONCE_PRINT.get(language)
+    if statement is None:
+        return test, None
+    nonce = secrets.token_hex(12)
+    guarded = braces.at_end_of_main(test, language, statement.format(nonce=nonce))
+    return (test, None) if guarded is None else (guarded, nonce.encode())
 
 
 def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

@@ -8,11 +8,12 @@ import shlex
 import zipfile
 from pathlib import Path
 
-from sandlot.judge import harnesses
+from sandlot.judge import braces, harnesses
 from sandlot.judge.assemble import (
     CPP_HEADERS,
     Row,
     build_humaneval,
+    guard_end,
     no_code,
 )
 from sandlot.judge.extract import Extracted, cut_at, extract, fenced_blocks
@@ -91,7 +92,7 @@ def _go_program(row: Row, code: str, whole: bool) -> str:
         for block in re.findall(r"^import\s*\((.*?)\)", code, flags=re.M | re.S):
             imports += re.findall(r'"[^"]+"', block)
         code = re.sub(r"^import\s*\(.*?\)|^import\s+\"[^\"]+\"", "", code, flags=re.M | re.S)
-        code = drop_main(code, "go")
+        code = braces.drop_main(code, "go")
         head = ""
     else:
         head = re.sub(r"^import\s*\(.*?\)\s*", "", row["prompt"], flags=re.M | re.S)
@@ -108,32 +109,6 @@ def _go_program(row: Row, code: str, whole: bool) -> str:
 _PRELUDE = re.compile(r"^(#include|import |using |use |require|const \w+ = require|<\?php)")
 
 
-_MAINS = {
-    "cpp": r"\bint\s+main\s*\(", "c": r"\bint\s+main\s*\(", "rust": r"\bfn\s+main\s*\(\s*\)",
-    "java": r"(public\s+)?static\s+void\s+main\s*\(", "go": r"\bfunc\s+main\s*\(\s*\)",
-    "csharp": r"(public\s+)?static\s+void\s+Main\s*\(", "scala": r"\bdef\s+main\s*\(",
-    "kotlin": r"\bfun\s+main\s*\(", "typescript": None, "D_ut": r"\bvoid\s+main\s*\(",
-}  # fmt: skip
-
-
-def drop_main(code: str, language: str) -> str:
-    """A whole solution without its own entry point (the tests bring theirs), brace-matched."""
-    pattern = _MAINS.get(language)
-    m = re.search(pattern, code) if pattern else None
-    if m is None:
-        return code
-    start = code.rfind("\n", 0, m.start()) + 1
-    brace = code.find("{", m.end())
-    if brace == -1:
-        return code[:start]
-    depth = 0
-    for i in range(brace, len(code)):
-        depth += {"{": 1, "}": -1}.get(code[i], 0)
-        if depth == 0:
-            return code[:start] + code[i + 1 :]
-    return code[:start]
-
-
 def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     language = p["language"]
     prompt, tests = row["prompt"], row["tests"]
@@ -146,30 +121,42 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     if ex.kind == "empty":
         return no_code(ex)
     stops = tuple(s for s in row.get("stop_tokens") or () if not s.startswith("re:"))
+    program_tests, nonce = guard_end(tests, language)
     if _freeform(ex, name):
         code = ex.code
         if language == "java":
             code = code.replace("class Problem", "class Main")
             code = code.rstrip()
             code = code[:-1] if code.endswith("}") else code  # the class closes in the tests
-        code = drop_main(code, language)
+        elif language == "csharp":
+            code = _csharp_open_class(code)
+        code = braces.drop_main(code, language)
         if language == "php":
             code = code.strip().removeprefix("<?php").removesuffix("?>")
         present = set(code.split("\n"))
         prelude = "\n".join(
             ln for ln in prompt.split("\n") if _PRELUDE.match(ln) and ln not in present
         )
-        first, _, rest = tests.partition("\n")
+        first, _, rest = program_tests.partition("\n")
         # MultiPL-E tests begin by closing the prompt's function; a whole solution closed it.
-        tail = rest if first.strip() == "}" else tests
+        tail = rest if first.strip() == "}" else program_tests
         full = f"{prelude}\n{code}\n{tail}"
     else:
-        full = prompt + cut_at(ex.code, stops) + tests
+        full = prompt + cut_at(ex.code, stops) + program_tests
     markers = (b"FAILURE",) if language == "racket" else ()  # rackunit reports, exits 0
     # MultiPL-E's Java prompts import org.javatuples (Pair, Triplet...): Debian's jar.
     files = {"javatuples.jar": class_path_jar(JAVATUPLES_JARS)} if language == "java" else {}
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
-                                 fail_markers=markers, files=files))  # fmt: skip
+                                 fail_markers=markers, files=files, flag=nonce is not None,
+                                 require_stdout=nonce))  # fmt: skip
+
+
+def _csharp_open_class(code: str) -> str:
+    """A whole C# answer as its directives and `class Problem {` with the members of its class
+    (or its bare methods), left open: the tests hold the prompt's Main and close the class."""
+    body = braces.class_body(code, "Problem")
+    members = braces.without_directives(code if body is None else body)
+    return "\n".join([*braces.directives(code), "class Problem {", members])
 
 
 # -- aider polyglot -----------------------------------------------------------------------------

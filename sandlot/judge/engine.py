@@ -193,7 +193,7 @@ class Judge:
 
     async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
         result.test_code = job.test_code
-        if job.flag:
+        if job.flag and job.require_stdout is None:  # a Python program: its end is the file's
             nonce = secrets.token_hex(12)
             job.code += f"\nprint({nonce!r})\n"
             job.require_stdout = nonce.encode()

@@ -41,8 +41,10 @@ class Program:
     fail_markers: tuple[bytes, ...] = ()
     # A pattern the program's stdout must contain (testbenches that always exit 0).
     require_stdout: bytes | None = None
-    # Python programs whose tests run to the end of the file: a nonce printed last must appear,
-    # so `sys.exit(0)` / `os._exit(0)` before the tests is no pass.
+    # Programs whose tests must run to their end: a nonce printed last must appear, so an early
+    # successful exit (`sys.exit(0)`, `os._exit(0)`, C#'s `Environment.Exit(0)`) is no pass. The
+    # judge appends a Python print of a fresh nonce; an assembler that prints one elsewhere (at
+    # the end of a C# test's Main) sets `require_stdout` to it.
     flag: bool = False
 
 

@@ -59,5 +59,5 @@ def _assertion(outcome: Outcome) -> bool:
     return any(
         marker in tail
         for marker in (b"AssertionError", b"Assertion `", b"assertion failed", b"AssertionFailed",
-                       b"assert.", b"FAILED", b"panicked at")
+                       b"assert.", b"FAILED", b"panicked at", b"Assertion failed.")
     )  # fmt: skip

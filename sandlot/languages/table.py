@@ -8,6 +8,7 @@ Versions of what `sandlot setup` installs are pinned here so that a cache built 
 
 from __future__ import annotations
 
+from sandlot.languages import csharp
 from sandlot.languages.registry import Language
 
 PY = "{runtime}/python/bin/python3"
@@ -428,14 +429,16 @@ LANGUAGES: tuple[Language, ...] = (
         name="csharp",
         aliases=("cs", "c#"),
         source="main.cs",
-        compile=("/usr/bin/mcs", "-optimize+", "-out:main.exe", "{src}"),
-        artifacts=("main.exe",),
+        # Debug build as `dotnet run`: a failed Debug.Assert ends the run (see csharp.py).
+        compile=csharp.COMPILE,
+        artifacts=csharp.ARTIFACTS,
         run=("/usr/bin/mono", "--gc-params=max-heap-size={heap_mb}m", "main.exe"),
         version=("/usr/bin/mono", "--version"),
         binds=("/etc/mono",),
         requires=("/usr/bin/mcs", "/usr/bin/mono"),
         apt=("mono-mcs", "mono-runtime"),
-        summary="C# by Mono's mcs and mono (SandboxFusion uses .NET, not in Debian)",
+        summary="C# 7.2 by Mono's mcs and mono, a Debug build as SandboxFusion's `dotnet run` "
+        "(.NET is not in Debian): a failed Debug.Assert aborts",
     ),
     Language(
         name="D_ut",

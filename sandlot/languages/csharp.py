@@ -1,0 +1,87 @@
+"""What the csharp row adds to mcs and mono so that C# runs as SandboxFusion's `dotnet run` does.
+
+`dotnet run` builds the Debug configuration: DEBUG and TRACE are defined, and a failed
+`Debug.Assert` or `Trace.Assert` prints "Process terminated. Assertion failed." with a stack trace
+and aborts the process (exit status 134). Under mono, `Debug.Assert` is compiled out without
+`-d:DEBUG`, and with it mono's default trace listener only writes the failure to a trace file
+(stderr with `MONO_TRACE_LISTENER=Console.Error`) and the program goes on to exit 0. MultiPL-E's
+own evaluator copes by grepping stderr for `DefaultTraceListener.Fail`; a grep misses a program
+that fails quietly and condemns one that merely prints the word, and it needs the judge, so a
+plain `/run_code` would still "pass". Instead the compile step writes two files:
+
+- `ASSERT_LISTENER`, compiled into the program: a trace listener whose `Fail` prints what .NET
+  prints and ends the process with status 134 at once (`Environment.Exit`: no `catch` or
+  `finally` of the program runs, from whatever thread the assertion failed);
+- `main.exe.config`, the application configuration file mono reads beside `main.exe`: it replaces
+  the default listener by that one. It is read only when `Debug` or `Trace` is first used, so a
+  program without them pays nothing; with them, the run costs what it cost already.
+
+`-r:System.Numerics.dll`: .NET references `BigInteger` by default (MultiPL-E's evaluator also
+passes it to the compiler); mcs does not. `-langversion:latest`: C# 7.2, the most mcs knows (its
+default is 7.0, without `default` literals); .NET 8 compiles C# 12, so answers using later
+features (local functions among them, which mcs lacks altogether) do not compile here.
+"""
+
+from __future__ import annotations
+
+LISTENER_FILE = ".sandlot_assert.cs"
+LISTENER_TYPE = "SandlotRuntime.AssertFailure"
+
+ASSERT_LISTENER = """\
+namespace SandlotRuntime {
+    public sealed class AssertFailure : System.Diagnostics.TraceListener {
+        public override void Write(string message) { }
+        public override void WriteLine(string message) { }
+        public override void Fail(string message, string detail) {
+            var text = new System.Text.StringBuilder("Process terminated. Assertion failed.");
+            if (!string.IsNullOrEmpty(message)) text.Append('\\n').Append(message);
+            if (!string.IsNullOrEmpty(detail)) text.Append('\\n').Append(detail);
+            foreach (var frame in new System.Diagnostics.StackTrace(1, true).GetFrames()) {
+                var method = frame.GetMethod();
+                var type = method == null ? null : method.DeclaringType;
+                if (type == null || type.Namespace == "System.Diagnostics") continue;
+                text.Append("\\n   at ").Append(type.FullName).Append('.').Append(method.Name);
+                if (frame.GetFileLineNumber() > 0)
+                    text.Append(" in ").Append(frame.GetFileName()).Append(':')
+                        .Append(frame.GetFileLineNumber());
+            }
+            System.Console.Out.Flush();
+            System.Console.Error.WriteLine(text.ToString());
+            System.Console.Error.Flush();
+            System.Environment.Exit(134);
+        }
+    }
+}
+"""
+
+APP_CONFIG = f"""\
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <system.diagnostics>
+    <trace>
+      <listeners>
+        <clear/>
+        <add name="sandlot" type="{LISTENER_TYPE}, main"/>
+      </listeners>
+    </trace>
+  </system.diagnostics>
+</configuration>
+"""
+
+MCS_FLAGS = ("-optimize+", "-langversion:latest", "-d:DEBUG", "-d:TRACE", "-r:System.Numerics.dll",
+             "-out:main.exe")  # fmt: skip
+
+
+def _literal(text: str) -> str:
+    """`text` as a part of an argv template (which str.format fills in)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+# The two files go in as the script's arguments, so no quoting of C# or XML in shell is needed.
+COMPILE = (
+    "/bin/sh", "-c",
+    f'printf "%s" "$1" > {LISTENER_FILE} && printf "%s" "$2" > main.exe.config && '
+    f"exec /usr/bin/mcs {' '.join(MCS_FLAGS)} {{src}} {LISTENER_FILE}",
+    "mcs", _literal(ASSERT_LISTENER), _literal(APP_CONFIG),
+)  # fmt: skip
+ARTIFACTS = ("main.exe", "main.exe.config")

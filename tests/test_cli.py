@@ -92,6 +92,14 @@ def test_bad_config_file_is_a_clear_error(tmp_path: Path):
     assert "unknown setting 'no_such_setting'" in done.stderr
 
 
+def test_setting_outside_its_choices_is_a_clear_error(tmp_path: Path):
+    cfg = tmp_path / "boxes.toml"
+    cfg.write_text('boxes = "docker"\n')
+    done = sandlot("config", "--config", str(cfg))
+    assert done.returncode != 0
+    assert "boxes must be one of zygote, bwrap, got 'docker'" in done.stderr
+
+
 def test_setup_is_idempotent_and_quick_when_installed():
     done = sandlot("setup", "--languages", "c,bash")
     assert done.returncode == 0, done.stderr

@@ -1,9 +1,10 @@
 """The per-slot spawner: a small single-threaded process that runs one box at a time.
 
 It joins its slot's cgroups once, becomes a child subreaper (bwrap leaves its inner init to be
-reaped by someone), and then serves runs sent by the jail over a socket: write the files, fork,
-drop to the slot uid, exec bwrap, drain output under caps, enforce the wall clock, kill and sweep
-whatever is left, read files back, wipe the work dir, report an Outcome.
+reaped by someone), and then serves runs sent by the jail over a socket: write the files, have
+the slot's zygote start the run in a box (or fork, drop to the slot uid and exec bwrap), drain
+output under caps, enforce the wall clock, kill and sweep whatever is left, read files back,
+wipe the work dir, report an Outcome, and have the zygote build the next box.
 
 Run as `python -m sandlot.jail FD`; the first message on FD is the SlotConfig.
 """

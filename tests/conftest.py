@@ -120,8 +120,8 @@ def run(client: httpx.Client, server: Server):
 
 def sandlot_processes() -> list[str]:
     """Processes that run as one of this test session's sandbox uids, except the box a slot's
-    zygote keeps built for its next run: the zygote's only child, a chain of three processes
-    (A, B and C in zygote.py) that no run has touched yet."""
+    zygote keeps built for its next run: the zygote's only child, a chain of two processes (the
+    box's init and run process in zygote.py) that no run has touched yet."""
     out = subprocess.run(["ps", "-wweo", "uid=,pid=,ppid=,args="], capture_output=True,
                          text=True).stdout  # fmt: skip
     rows = [line.split(None, 3) for line in out.splitlines()]
@@ -133,9 +133,9 @@ def sandlot_processes() -> list[str]:
     for r in rows:
         if r[0] == "0" and "zygote.py" in r[-1] and len(kids.get(int(r[1]), [])) == 1:
             chain = [kids[int(r[1])][0]]
-            while len(chain) < 4 and len(kids.get(chain[-1], [])) == 1:
+            while len(chain) < 3 and len(kids.get(chain[-1], [])) == 1:
                 chain.append(kids[chain[-1]][0])
-            if len(chain) == 3:
+            if len(chain) == 2:
                 ready.update(chain)
     return [" ".join(r) for r in rows if int(r[0]) in UIDS and int(r[1]) not in ready]
 

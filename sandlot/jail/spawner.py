@@ -38,7 +38,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 READ_CHUNK = 1 << 16
 # Processes a run needs beyond the program's own: the spawner and, per path, bwrap and its
-# init, or the zygote and its two forks.
+# init, or the zygote and the box's init.
 JAIL_PIDS = 4
 DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
 SWEEP_GRACE = 0.2

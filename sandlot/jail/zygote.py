@@ -2,27 +2,29 @@
 
 Started by a slot's spawner as `INTERPRETER -I -S zygote.py FD`, as root, in the slot's cgroups.
 It imports only the standard library (it runs on the sandbox runtime's interpreter, which does not
-have sandlot) and never runs user code itself. A box is three processes:
+have sandlot) and never runs user code itself. A box is two processes:
 
-    A  unshares mount, pid, net, ipc, uts and cgroup namespaces, then waits for B
-    B  pid 1 of the new namespace: builds the box from the spawner's mount plan (the same plan
-       bubblewrap is given), pivots into it, brings loopback up, forks C, drops to the slot uid
-       and reaps until C ends; when B exits the kernel kills whatever is left in the namespace
-    C  drops every capability and the bounding set, takes the slot uid, sets no_new_privs and
-       the seccomp filter, says it is ready and waits for its run; then sets the run's rlimits,
-       environment and stdio, and execs the program, or runs a Python script in this warm
-       interpreter
+    init  the zygote's child, pid 1 of a new pid namespace (the zygote unshares it for its next
+          child only): unshares mount, net, ipc, uts and cgroup namespaces, builds the box from
+          the spawner's mount plan (the same plan bubblewrap is given), pivots into it, brings
+          loopback up, forks the run's process, drops to the slot uid and reaps until that
+          process ends; when the init exits the kernel kills whatever is left in the namespace
+    run   drops every capability and the bounding set, takes the slot uid, sets no_new_privs and
+          the seccomp filter, says it is ready and waits for its run; then sets the run's
+          rlimits, environment and stdio, and execs the program, or runs a Python script in
+          this warm interpreter
 
 Building a box costs most of a short run (research/isolation.md §5), so the zygote builds the
 next one as soon as the spawner has swept the last run away (`prepare`), and a run whose mount
-plan matches only hands C its stdio. A box is used once: a run never sees another run's box.
+plan matches only hands the run process its stdio. A box is used once: a run never sees another
+run's box.
 Differences a script run in-process can notice: the hash seed is shared by the runs of a slot,
 and `sys.flags` shows -I -S (site is imported after the privileges are dropped).
 
 Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF); then
 {"prepare": box} to build a box ahead, or {"box": box, "run": run} with four fds attached (stdin,
-stdout, stderr, setup-error pipe). For a run the zygote answers {"pid": A} with a pidfd of A at
-once, and {"status": wait-status} when A has ended (the zygote reaps A).
+stdout, stderr, setup-error pipe). For a run the zygote answers {"pid": init} with a pidfd of the
+box's init at once, and {"status": wait-status} when the init has ended (the zygote reaps it).
 """
 
 import ctypes
@@ -51,6 +53,7 @@ PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
 SETUP_FAILED = 126
 
 libc = ctypes.CDLL(None, use_errno=True)
+OWN_PID_NS = os.open("/proc/self/ns/pid", os.O_RDONLY)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
                        ctypes.c_char_p]  # fmt: skip
 
@@ -74,7 +77,7 @@ def mount(source, target, fstype, flags, data=None):
     check(libc.mount(enc[0], enc[1], enc[2], flags, enc[3]), f"mount {target}")
 
 
-# -- building the box (in B, root in the new namespaces) -------------------------------------
+# -- building the box (in the init, root in the new namespaces) -------------------------------
 
 
 def make_target(path, like):
@@ -168,39 +171,31 @@ def exit_code(status):
     return os.WEXITSTATUS(status)
 
 
-# -- the three processes of a box --------------------------------------------------------------
+# -- the two processes of a box ----------------------------------------------------------------
 
 
-def process_a(box, chan, bpf):
+def box_init(box, chan, bpf):
+    """pid 1 of the box's pid namespace: build the box, start the run's process, reap."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS
-                       | CLONE_NEWCGROUP), "unshare")  # fmt: skip
-    pid = os.fork()
-    if pid == 0:
-        process_b(box, chan, bpf)
-    chan.close()
-    drop_to(box["uid"])
-    os._exit(exit_code(os.waitpid(pid, 0)[1]))
-
-
-def process_b(box, chan, bpf):
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP),
+          "unshare")  # fmt: skip
     build_box(box["root"], box["plan"], box["uid"])
     socket.sethostname(box["hostname"])
     loopback_up()
     pid = os.fork()
     if pid == 0:
-        process_c(box, chan, bpf)
+        box_run(box, chan, bpf)
     chan.close()
     drop_to(box["uid"])
     prctl(PR_SET_DUMPABLE, 0)
-    while True:  # pid 1: reap orphans until the program itself ends
+    while True:  # reap orphans until the program itself ends
         done, status = os.waitpid(-1, 0)
         if done == pid:
             os._exit(exit_code(status))
 
 
-def process_c(box, chan, bpf):
+def box_run(box, chan, bpf):
+    """The run's process: unprivileged, filtered, waiting for its run; then the program."""
     os.setsid()
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the run, never the zygote or spawner sharing its cgroup, is the victim
@@ -310,12 +305,17 @@ def fail_setup(errpipe, exc):
 
 
 class Box:
-    """A box being built or built, waiting for its run: A's pid and our end of C's channel."""
+    """A box being built or built, waiting for its run: its init's pid and our end of the
+    channel to its run process."""
 
     def __init__(self, box, bpf):
         self.key = json.dumps(box, sort_keys=True)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # For our next child only (our own pid namespace stays): it is pid 1 of a new one.
+        check(libc.unshare(CLONE_NEWPID), "unshare")
         self.pid = os.fork()
+        if self.pid:  # children to come land in our own namespace again, until the next box
+            check(libc.setns(OWN_PID_NS, CLONE_NEWPID), "setns")
         if self.pid == 0:
             # Nothing of the zygote's but the channel: not its socket, nor a run's stdio it
             # has just received (the box may be built while a run's request waits).
@@ -323,7 +323,7 @@ class Box:
             os.closerange(3, keep)
             os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
             try:
-                process_a(box, theirs, bpf)
+                box_init(box, theirs, bpf)
             except BaseException as exc:
                 try:
                     theirs.send(f"{type(exc).__name__}: {exc}".encode())
@@ -345,7 +345,7 @@ class Box:
         self.chan.close()
 
     def discard(self):
-        os.kill(self.pid, signal.SIGKILL)  # B and C follow: A's death kills B, B's the namespace
+        os.kill(self.pid, signal.SIGKILL)  # the init's death takes the namespace down
         os.waitpid(self.pid, 0)
         self.chan.close()
 
@@ -372,8 +372,8 @@ def serve(sock):
             this.discard()
             this = Box(box, bpf)
             ready = this.ready()
-        # A pidfd, opened while A is our unreaped child, is the spawner's handle on it: it can
-        # wait for the exit and kill without ever racing a reused pid.
+        # A pidfd, opened while the init is our unreaped child, is the spawner's handle on the
+        # box: it can wait for the exit and kill without ever racing a reused pid.
         pidfd = os.pidfd_open(this.pid)
         this.start(req["run"], fds, ready)
         for fd in fds:

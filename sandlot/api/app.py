@@ -24,6 +24,12 @@ ERRORS = {
 }
 
 
+MECHANISM = {
+    "zygote": "namespaces built by a per-slot zygote + cgroups + seccomp",
+    "bwrap": "bubblewrap + cgroups + seccomp",
+}
+
+
 def create_app(service: Service) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -70,7 +76,7 @@ def create_app(service: Service) -> FastAPI:
             "isolation": {
                 "ready": h.ready,
                 "problem": h.problem,
-                "mechanism": "bubblewrap + cgroups + seccomp",
+                "mechanism": MECHANISM[service.config.boxes],
                 "cgroup_version": h.cgroup_version,
             },
             "slots": h.slots,

@@ -26,7 +26,7 @@ COMMAND_WIDTH = 70
 # JVM and runtime tuning flags: the same for every JVM row and noise in a table (the notes
 # under the table say what they are).
 JAR_DIR = re.compile(r"(?<![\w.-])/[\w./-]+/(?=[\w.-]+\.jar)")
-NOISE = re.compile(r"^(-XX:|-Xss|-Xshare|-J-|--max-old-space-size|--gc-params)")
+NOISE = re.compile(r"^(-XX:|-Xss|-Xshare|-Xlog:|-J-|--max-old-space-size|--gc-params)")
 
 
 def command(row: Language, argv: tuple[str, ...] | None) -> str:

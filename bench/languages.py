@@ -127,9 +127,7 @@ def main() -> int:
     parser.add_argument("--no-readme", action="store_true", help="leave README.md alone")
     args = parser.parse_args()
 
-    config = Config.load(
-        slots=1, uid_base=UID_BASE, state_dir=f"/run/sandlot-bench-languages-{os.getpid()}"
-    )
+    config = Config.load(slots=1, uid_base=UID_BASE, state_dir="/run/sandlot-bench-languages")
     service = Service(config).start()
     if service.problem:
         print(f"isolation unavailable: {service.problem}", file=sys.stderr)

@@ -22,6 +22,16 @@ UID_BASE = 63000 + (os.getpid() % 100) * 20
 UIDS = range(UID_BASE, UID_BASE + 20)
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Leave nothing in /run: the session's state dirs are empty once its servers stopped (a
+    directory that is not, or is still mounted on, stays and shows)."""
+    root = Path(STATE_ROOT)
+    if root.is_dir():
+        for path in sorted(root.glob("**/"), key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):
+                path.rmdir()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, STATE_ROOT
 
-ENV = {**os.environ, "SANDLOT_STATE_DIR": f"/run/sandlot-cli-{os.getpid()}",
+ENV = {**os.environ, "SANDLOT_STATE_DIR": f"{STATE_ROOT}/cli",
        "SANDLOT_UID_BASE": "64500"}  # fmt: skip
 
 

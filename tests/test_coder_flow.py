@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sandlot.coder.install import AiderMissing, find_aider
-from tests.conftest import ROOT
+from tests.conftest import ROOT, STATE_ROOT
 from tests.fake_llm import Fail, FakeLLM, Reply, serve, whole_file
 
 try:
@@ -30,7 +30,7 @@ KEY = "sk-test-0123456789abcdef"
 BASE_ENV = {
     k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))
 }
-BASE_ENV.update(SANDLOT_STATE_DIR=f"/run/sandlot-coder-{os.getpid()}", SANDLOT_UID_BASE="65100")
+BASE_ENV.update(SANDLOT_STATE_DIR=f"{STATE_ROOT}/coder", SANDLOT_UID_BASE="65100")
 BASE_ENV.pop("SANDLOT_CODER_MODEL", None)
 BASE_ENV.pop("AIDER_MODEL", None)
 MODEL = "openai/fake-coder"

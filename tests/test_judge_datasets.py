@@ -41,6 +41,10 @@ KNOWN_BAD = {
     ("humanevalds_v1_en", 2): "early exit",
     ("humanevalds_v1_en", 1270): "early exit",
     ("humanevalds_v1_en", 1271): "early exit",
+    ("humanevalds_v1_en", 1756): "exited early",
+    ("humanevalds_v1_en", 1757): "exited early",
+    ("humanevalds_v1_en", 1912): "exited early",
+    ("humanevalds_v1_en", 1913): "exited early",
     # MBXP's TypeScript tests require the npm module lodash, which the sandbox does not ship.
     ("mbxp_v1_en", 1772): "MODULE_NOT_FOUND",
     ("mbxp_v1_en", 1773): "MODULE_NOT_FOUND",
@@ -344,11 +348,34 @@ def test_multiple_csharp_stubs_fail_their_assertions(api: httpx.Client, dataset:
                if r["verdict"] == "wrong_answer")  # fmt: skip
 
 
-def test_multiple_csharp_early_exit_is_no_pass(api: httpx.Client) -> None:
-    # MultiPL-E C# tests are one Main of Debug.Asserts: leaving with status 0 before its end
-    # passed every test until the tests' Main had to print a nonce last
-    rows = DATASETS.get("multiple_cs").rows[:10]
-    body = "        System.Environment.Exit(0);\n        return default;\n"
-    out = evaluate(api, "multiple_cs", [{"id": r["name"], "completion": body} for r in rows])
+@pytest.mark.parametrize(
+    ("dataset", "body"),
+    [("multiple_cs", "        System.Environment.Exit(0);\n        return default;\n"),
+     ("multiple_java", "        System.exit(0);\n        throw new RuntimeException();\n"),
+     ("multiple_cpp", "    exit(0);\n"),
+     ("multiple_rs", "    std::process::exit(0)\n"),
+     ("multiple_scala", "        sys.exit(0)\n")],
+)  # fmt: skip
+def test_multiple_early_exit_is_no_pass(api: httpx.Client, dataset: str, body: str) -> None:
+    # MultiPL-E tests are one main of assertions: leaving with status 0 before its end passed
+    # every test until the tests' main had to print a nonce last
+    rows = DATASETS.get(dataset).rows[:10]
+    out = evaluate(api, dataset, [{"id": r["name"], "completion": body} for r in rows])
+    assert out["accepted"] == 0
+    assert all("exited early" in r["reason"] for r in out["results"]), out["results"]
+
+
+@pytest.mark.parametrize(
+    ("language", "statement"),
+    [("cpp", "    exit(0);\n"), ("java", "        System.exit(0);\n"),
+     ("rust", "    std::process::exit(0);\n")],
+)  # fmt: skip
+def test_humaneval_x_early_exit_is_no_pass(api: httpx.Client, language: str,
+                                           statement: str) -> None:  # fmt: skip
+    # the reference solution, after an exit that skips every test
+    dataset = f"humaneval_x_{language}"
+    samples = [{"id": s["id"], "completion": statement + s["completion"]}
+               for s in references(dataset)[:10]]  # fmt: skip
+    out = evaluate(api, dataset, samples)
     assert out["accepted"] == 0
     assert all("exited early" in r["reason"] for r in out["results"]), out["results"]

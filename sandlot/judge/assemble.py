@@ -267,16 +267,24 @@ def class_members(code: str, template: str, slot: int, language: str) -> str:
     return members
 
 
-# Statements printing a nonce, per language whose tests end in a main (Python's: engine.py).
-_NONCE_PRINT = {"csharp": 'global::System.Console.WriteLine("{nonce}");'}
+# Statements printing a nonce, per language whose tests end in a main (Python's: engine.py),
+# none needing an import the test may lack (gcc's builtin puts needs no header).
+_NONCE_PRINT = {
+    "csharp": 'global::System.Console.WriteLine("{nonce}");',
+    "java": 'System.out.println("{nonce}");',
+    "cpp": '__builtin_puts("{nonce}");',
+    "rust": 'println!("{nonce}");',
+    "scala": 'println("{nonce}")',
+}
 
 
 def guard_end(test: str, language: str) -> tuple[str, bytes | None]:
     """`test` printing a fresh nonce as the last statement of its main, and the nonce; or `test`
     as it is and None where the language or the test has no such place.
 
-    A program that exits with success before its tests end (`Environment.Exit(0)` in the
-    answer; SandboxFusion has no anti-hack rule for C# and accepts that) then lacks the nonce.
+    A program that exits with success before its tests end (`Environment.Exit(0)`,
+    `System.exit(0)`, `exit(0)` in the answer; SandboxFusion forbids the text `exit(0)` in
+    MBXP's Python and C++ answers only) then lacks the nonce.
     It is random per submission, so an answer cannot print it, and it goes in the test's own
     main, never in the answer's (assemblers call this before the answer is put in).
     """

@@ -60,24 +60,28 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
         return no_code(ex)
     whole = _freeform(ex, name)
     code = ex.code
+    # The nonce goes in the tests' main before the answer is put in, never in an answer's own.
+    tests = _rust_tests_as_main(test) if language == "rust" else test
+    tests, nonce = guard_end(tests, language)
     if language == "cpp":
         if whole:
             code = re.split(r"\nint\s+main\s*\(", "\n" + code)[0]
-        full = CPP_HEADERS + (code if whole else prompt + code) + "\n" + test
+        full = CPP_HEADERS + (code if whole else prompt + code) + "\n" + tests
     elif language == "java":
-        full = (code if whole else prompt + code) + "\n" + test
+        full = (code if whole else prompt + code) + "\n" + tests
     elif language == "nodejs":
-        full = harnesses.JS_STRICT_ASSERT + (code if whole else prompt + code) + "\n" + test
+        full = harnesses.JS_STRICT_ASSERT + (code if whole else prompt + code) + "\n" + tests
     elif language == "go_test":
         full = _go_program(row, code, whole)
     elif language == "rust":
         decl = _RUST_CRATE_USES.sub("", row.get("declaration", ""))
         uses = "\n".join(ln for ln in decl.split("\n") if ln.startswith("use "))
         head = (uses + "\n") if whole else decl + prompt
-        full = head + code + "\n" + _rust_tests_as_main(test)
+        full = head + code + "\n" + tests
     else:
-        full = prompt + code + "\n" + test
-    return Assembled(ex, Program(language, full, test, run_timeout=p.get("run_timeout")))
+        full = prompt + code + "\n" + tests
+    return Assembled(ex, Program(language, full, test, run_timeout=p.get("run_timeout"),
+                                 flag=nonce is not None, require_stdout=nonce))  # fmt: skip
 
 
 _GO_STD = {"strings": "strings", "strconv": "strconv", "math": "math", "sort": "sort",

@@ -42,9 +42,9 @@ class Program:
     # A pattern the program's stdout must contain (testbenches that always exit 0).
     require_stdout: bytes | None = None
     # Programs whose tests must run to their end: a nonce printed last must appear, so an early
-    # successful exit (`sys.exit(0)`, `os._exit(0)`, C#'s `Environment.Exit(0)`) is no pass. The
-    # judge appends a Python print of a fresh nonce; an assembler that prints one elsewhere (at
-    # the end of a C# test's Main) sets `require_stdout` to it.
+    # successful exit (`sys.exit(0)`, `os._exit(0)`, `System.exit(0)`, `exit(0)`...) is no pass.
+    # The judge appends a Python print of a fresh nonce; an assembler that prints one elsewhere
+    # (at the end of a test's main, `assemble.guard_end`) sets `require_stdout` to it.
     flag: bool = False
 
 

@@ -41,10 +41,12 @@ KNOWN_BAD = {
     ("humanevalds_v1_en", 2): "early exit",
     ("humanevalds_v1_en", 1270): "early exit",
     ("humanevalds_v1_en", 1271): "early exit",
-    ("humanevalds_v1_en", 1756): "exited early",
-    ("humanevalds_v1_en", 1757): "exited early",
-    ("humanevalds_v1_en", 1912): "exited early",
-    ("humanevalds_v1_en", 1913): "exited early",
+    # Placeholders that exit with 0 before the tests run: the early-exit guard's nonce misses.
+    **{
+        ("humanevalds_v1_en", i): "exited early"
+        for i in (628, 629, 949, 950, 1109, 1110, 1434, 1435, 1756, 1757, 1912, 1913, 2072, 2073)
+    },
+    **{("mbxp_v1_en", i): "exited early" for i in (2230, 2231, 3606, 3607, 4064, 4065)},
     # MBXP's TypeScript tests require the npm module lodash, which the sandbox does not ship.
     ("mbxp_v1_en", 1772): "MODULE_NOT_FOUND",
     ("mbxp_v1_en", 1773): "MODULE_NOT_FOUND",
@@ -354,7 +356,13 @@ def test_multiple_csharp_stubs_fail_their_assertions(api: httpx.Client, dataset:
      ("multiple_java", "        System.exit(0);\n        throw new RuntimeException();\n"),
      ("multiple_cpp", "    exit(0);\n"),
      ("multiple_rs", "    std::process::exit(0)\n"),
-     ("multiple_scala", "        sys.exit(0)\n")],
+     ("multiple_scala", "        sys.exit(0)\n"),
+     ("multiple_js", "  process.exit(0);\n}\n"),
+     ("multiple_ts", "  process.exit(0);\n}\n"),
+     ("multiple_php", "    exit(0);\n}\n"),
+     ("multiple_pl", "    exit(0);\n}\n"),
+     ("multiple_r", "\n  quit(status = 0)\n}\n"),
+     ("multiple_rkt", "  (exit 0))\n")],
 )  # fmt: skip
 def test_multiple_early_exit_is_no_pass(api: httpx.Client, dataset: str, body: str) -> None:
     # MultiPL-E tests are one main of assertions: leaving with status 0 before its end passed
@@ -368,7 +376,7 @@ def test_multiple_early_exit_is_no_pass(api: httpx.Client, dataset: str, body: s
 @pytest.mark.parametrize(
     ("language", "statement"),
     [("cpp", "    exit(0);\n"), ("java", "        System.exit(0);\n"),
-     ("rust", "    std::process::exit(0);\n")],
+     ("rust", "    std::process::exit(0);\n"), ("js", "  process.exit(0);\n")],
 )  # fmt: skip
 def test_humaneval_x_early_exit_is_no_pass(api: httpx.Client, language: str,
                                            statement: str) -> None:  # fmt: skip

@@ -278,9 +278,24 @@ _NONCE_PRINT = {
 }
 
 
+# Languages whose tests are statements run in order to the program's end (MultiPL-E's end by
+# calling their test function): the nonce is printed by a last line of its own. Not Ruby
+# (test-unit runs its tests at exit) nor Lua (luaunit's tests end in os.exit).
+_NONCE_TAIL = {
+    "nodejs": 'console.log("{nonce}");',
+    "typescript": 'console.log("{nonce}");',
+    "php": 'echo "{nonce}\\n";',
+    "perl": 'print "{nonce}\\n";',
+    "R": 'cat("{nonce}\\n")',
+    "bash": "echo {nonce}",
+    "racket": '(displayln "{nonce}")',
+}
+
+
 def guard_end(test: str, language: str) -> tuple[str, bytes | None]:
-    """`test` printing a fresh nonce as the last statement of its main, and the nonce; or `test`
-    as it is and None where the language or the test has no such place.
+    """`test` printing a fresh nonce as the last statement of its main (or, where tests are
+    top-level statements, as its last line), and the nonce; or `test` as it is and None where
+    the language or the test has no such place.
 
     A program that exits with success before its tests end (`Environment.Exit(0)`,
     `System.exit(0)`, `exit(0)` in the answer; SandboxFusion forbids the text `exit(0)` in
@@ -288,10 +303,12 @@ def guard_end(test: str, language: str) -> tuple[str, bytes | None]:
     It is random per submission, so an answer cannot print it, and it goes in the test's own
     main, never in the answer's (assemblers call this before the answer is put in).
     """
+    nonce = secrets.token_hex(12)
+    if language in _NONCE_TAIL:
+        return f"{test.rstrip()}\n{_NONCE_TAIL[language].format(nonce=nonce)}\n", nonce.encode()
     statement = _NONCE_PRINT.get(language)
     if statement is None:
         return test, None
-    nonce = secrets.token_hex(12)
     guarded = braces.at_end_of_main(test, language, statement.format(nonce=nonce))
     return (test, None) if guarded is None else (guarded, nonce.encode())
 

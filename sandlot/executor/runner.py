@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -86,6 +87,8 @@ class Executor:
             (req.compile_timeout, cfg.max_compile_timeout, "compile_timeout"),
             (req.memory_mb, cfg.max_memory_mb, "memory_limit_MB"),
         ):
+            if value is not None and not math.isfinite(value):
+                raise InvalidRequest(f"{what} must be a finite number, got {value!r}")
             if value is not None and value > limit:
                 raise InvalidRequest(
                     f"{what}={value:g} is above this server's maximum of {limit:g}"

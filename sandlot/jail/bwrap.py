@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
+import stat
 from pathlib import Path
+
+import msgspec
 
 from sandlot.jail.spec import RunSpec
 
@@ -47,8 +49,7 @@ DEFAULT_ENV = {
 Step = tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class BoxLayout:
+class BoxLayout(msgspec.Struct, frozen=True):
     """Host-side facts the plan needs, fixed for the life of a slot."""
 
     bwrap: str
@@ -65,21 +66,41 @@ def make_etc(target: Path, uids: list[int], extra: tuple[str, ...]) -> None:
 
     One read-only bind of this directory replaces a dozen binds of single files, a millisecond
     of every run's CPU. Copies are refreshed at every start, so host updates reach new boxes.
+    Only what any user of the host may read is copied (never /etc/ssl/private, a 0600 key):
+    the box must not see more of /etc than an unprivileged host user does.
     """
     target.mkdir(mode=0o755)
     for path in dict.fromkeys((*HOST_ETC, *extra)):
         src = Path(path)
-        dst = target / src.relative_to("/etc")
-        dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-        if src.is_symlink() or src.is_file():
-            shutil.copy2(src, dst, follow_symlinks=False)
-        elif src.is_dir():
-            shutil.copytree(src, dst, symlinks=True)
+        if src.is_symlink() or src.is_file() or src.is_dir():
+            _copy_public(src, target / src.relative_to("/etc"))
     for name, text in synthetic_etc(uids).items():
         (target / name).write_text(text)
     for path in target.rglob("*"):
         if not path.is_symlink():
             path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def _public(st: os.stat_result) -> bool:
+    if stat.S_ISLNK(st.st_mode):
+        return True  # a link shows nothing itself; its target is judged when the box opens it
+    if stat.S_ISDIR(st.st_mode):
+        return st.st_mode & 0o005 == 0o005
+    return stat.S_ISREG(st.st_mode) and bool(st.st_mode & 0o004)
+
+
+def _copy_public(src: Path, dst: Path) -> None:
+    """Copy src to dst, leaving out whatever (and whatever below it) others may not read."""
+    st = src.lstat()
+    if not _public(st):
+        return
+    dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    if stat.S_ISDIR(st.st_mode):
+        dst.mkdir(mode=0o755, exist_ok=True)
+        for child in sorted(src.iterdir()):
+            _copy_public(child, dst / child.name)
+    else:
+        shutil.copy2(src, dst, follow_symlinks=False)
 
 
 def synthetic_etc(uids: list[int]) -> dict[str, str]:

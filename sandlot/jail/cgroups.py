@@ -57,6 +57,10 @@ class SlotCgroup:
 
     version: int
 
+    def dirs_by_key(self) -> dict[str, str]:
+        """Where the slot's cgroups are: per v1 controller, or "" for the v2 directory."""
+        raise NotImplementedError
+
     def join(self, pid: int) -> None:
         raise NotImplementedError
 
@@ -83,6 +87,13 @@ class SlotCgroup:
         raise NotImplementedError
 
 
+def open_slot(version: int, dirs: dict[str, str]) -> SlotCgroup:
+    """The cgroups of a slot from where they are (what `SlotCgroup.dirs_by_key` gave)."""
+    if version == 1:
+        return CgroupV1({key: Path(d) for key, d in dirs.items()})
+    return CgroupV2(Path(dirs[""]))
+
+
 class CgroupV1(SlotCgroup):
     version = 1
 
@@ -90,6 +101,9 @@ class CgroupV1(SlotCgroup):
         self.dirs = dirs
         self.memsw = (dirs["memory"] / "memory.memsw.limit_in_bytes").exists()
         self._limits: tuple[int, int] | None = None
+
+    def dirs_by_key(self) -> dict[str, str]:
+        return {key: str(d) for key, d in self.dirs.items()}
 
     def join(self, pid: int) -> None:
         for d in self.dirs.values():
@@ -150,6 +164,9 @@ class CgroupV2(SlotCgroup):
     def __init__(self, path: Path) -> None:
         self.path = path
         self._peak_base = 0
+
+    def dirs_by_key(self) -> dict[str, str]:
+        return {"": str(self.path)}
 
     def join(self, pid: int) -> None:
         _write(self.path / "cgroup.procs", pid)

@@ -15,19 +15,20 @@ import subprocess
 import sys
 import threading
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import NoReturn
 
 from sandlot.errors import JailError, JailUnavailable
-from sandlot.jail import bwrap
-from sandlot.jail.cgroups import CgroupTree, remove_stale
+from sandlot.jail import bwrap, wire
+from sandlot.jail.cgroups import CgroupTree, SlotCgroup, remove_stale
 from sandlot.jail.seccomp import compile_filter
-from sandlot.jail.spawner import SlotConfig
 from sandlot.jail.spec import Limits, Outcome, RunSpec
+from sandlot.jail.wire import CgroupPlace, SlotConfig
 
 BOX_BUILDERS = ("zygote", "bwrap")
 # How long past a run's own wall limit the jail waits for its spawner before declaring it lost.
 SPAWNER_MARGIN = 30.0
+SPAWNER_START = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +49,21 @@ class JailConfig:
 
 
 class _Slot:
-    def __init__(self, config: SlotConfig) -> None:
+    """The server's end of one slot: its spawner process and the channel to it.
+
+    One run at a time. A reply must answer the request just sent (by id); anything else, and
+    any failure to send or receive, drops the spawner, so the next run starts with a fresh one
+    and a channel in step.
+    """
+
+    def __init__(self, config: SlotConfig, cgroup: SlotCgroup) -> None:
         self.config = config
+        self.cgroup = cgroup  # the spawner's own handle is its own; this one is for readings
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None
-        self.conn: Connection | None = None
+        self.chan: wire.Channel | None = None
+        self.problem: str | None = None  # why the last spawner could not start, if it could not
+        self._last_id = 0
 
     def start(self) -> None:
         ours, theirs = socket.socketpair()
@@ -64,45 +75,57 @@ class _Slot:
             env={"PYTHONPATH": pkg_parent, "PATH": "/usr/bin:/bin"},
         )
         theirs.close()
-        self.conn = Connection(ours.detach())
-        self.conn.send(self.config)
-        if not self.conn.poll(30):
-            self.stop()
-            raise JailUnavailable(f"slot {self.config.index}: spawner did not start")
+        self.chan = wire.Channel(ours, wire.ToServer)
+        index = self.config.index
         try:
-            kind, detail = self.conn.recv()
+            self.chan.send(wire.Start(self.config))
+            ready = self.chan.recv(timeout=SPAWNER_START)
         except EOFError:
-            self.stop()
-            raise JailUnavailable(
-                f"slot {self.config.index}: spawner exited at start (see the server log)"
-            ) from None
-        if kind != "ready":
-            self.stop()
-            raise JailUnavailable(f"slot {self.config.index}: {detail}")
+            self._fail_start(f"slot {index}: spawner exited at start (see the server log)")
+        except (OSError, wire.ProtocolError) as exc:  # TimeoutError is an OSError
+            self._fail_start(f"slot {index}: spawner did not start ({exc})")
+        if not isinstance(ready, wire.Ready):
+            self._fail_start(f"slot {index}: spawner said {type(ready).__name__} at start")
+        if ready.problem is not None:
+            self._fail_start(f"slot {index}: {ready.problem}")
+        self.problem = None
+
+    def _fail_start(self, problem: str) -> NoReturn:
+        self.stop()
+        self.problem = problem
+        raise JailUnavailable(problem)
 
     def run(self, spec: RunSpec) -> Outcome:
         with self.lock:
             if self.proc is not None and self.proc.poll() is not None:
                 self.stop()  # it died between runs: nothing was lost, start a fresh one
-            if self.conn is None:
+            if self.chan is None:
                 self.start()
-            assert self.conn is not None
+            assert self.chan is not None
+            self._last_id += 1
+            request = wire.Run(self._last_id, spec)
             try:
-                self.conn.send(spec)
-                if not self.conn.poll(spec.limits.wall_time + SPAWNER_MARGIN):
-                    raise JailError(f"slot {self.config.index}: spawner stopped answering")
-                kind, payload = self.conn.recv()
-            except (EOFError, OSError, JailError) as exc:
-                self.stop()  # a fresh spawner takes the next run
-                raise JailError(f"slot {self.config.index}: spawner lost ({exc})") from exc
-            if kind == "error":
-                raise JailError(payload)
-            return payload
+                self.chan.send(request)
+                reply = self.chan.recv(timeout=spec.limits.wall_time + SPAWNER_MARGIN)
+                if not isinstance(reply, wire.Done | wire.Failed) or reply.id != request.id:
+                    raise wire.ProtocolError(f"a reply out of step: {type(reply).__name__}")
+            except BaseException as exc:
+                self.stop()  # whatever happened, the channel cannot be trusted to be in step
+                if isinstance(exc, EOFError | OSError | wire.ProtocolError):
+                    raise JailError(
+                        f"slot {self.config.index}: spawner lost ({exc or type(exc).__name__})"
+                    ) from exc
+                raise
+            if isinstance(reply, wire.Failed):
+                if reply.fatal:
+                    self.stop()
+                raise JailError(reply.message)
+            return reply.outcome
 
     def stop(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
+        if self.chan is not None:
+            self.chan.close()
+            self.chan = None
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
@@ -141,10 +164,7 @@ class Jail:
         if cfg.boxes not in BOX_BUILDERS:
             raise JailUnavailable(f"boxes must be one of {', '.join(BOX_BUILDERS)}: {cfg.boxes!r}")
         if cfg.boxes == "bwrap":
-            raise JailUnavailable(
-                "boxes = 'bwrap' is disabled until a descriptor leak is fixed: the spawner's "
-                "channel reaches programs that bubblewrap execs; use boxes = 'zygote'"
-            )
+            check_bwrap(cfg.bwrap)
         clean_stale(cfg.state_dir)
         bpf = compile_filter()
         self.cgroups = CgroupTree(self.instance)
@@ -158,10 +178,9 @@ class Jail:
         for index, uid in enumerate(uids):
             work = self.state / f"slot-{index}"
             work.mkdir(mode=0o700)
+            options = f"size={cfg.disk},nr_inodes={cfg.max_files},mode=0700,uid={uid},gid={uid}"
             subprocess.run(
-                ["mount", "-t", "tmpfs", "-o",
-                 f"size={cfg.disk},nr_inodes={cfg.max_files},mode=0700,uid={uid},gid={uid},"
-                 "nosuid,nodev", "sandlot", str(work)],
+                ["mount", "-t", "tmpfs", "-o", f"{options},nosuid,nodev", "sandlot", str(work)],
                 check=True, capture_output=True,
             )  # fmt: skip
             self._mounts.append(work)
@@ -176,18 +195,21 @@ class Jail:
                 tmp_size=cfg.tmp_size,
                 shm_size=cfg.shm_size,
             )
+            cgroup = self.cgroups.create(index)
             slot = _Slot(
                 SlotConfig(
                     index=index,
                     uid=uid,
                     gid=uid,
                     layout=layout,
-                    cgroup=self.cgroups.create(index),
+                    cgroup=CgroupPlace(cgroup.version, cgroup.dirs_by_key()),
                     seccomp=bpf,
                     fetch_budget=cfg.fetch_budget,
+                    workdir_options=options,
                     boxes=cfg.boxes,
                     zygote_python=cfg.zygote_python,
-                )
+                ),
+                cgroup,
             )
             slot.start()
             self.slots.append(slot)
@@ -225,6 +247,11 @@ class Jail:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def problem(self) -> str | None:
+        """Why a slot can serve no runs, if one cannot (its spawner failed to start afresh)."""
+        return next((slot.problem for slot in self.slots if slot.problem), None)
 
     # -- runs ----------------------------------------------------------------------------------
 

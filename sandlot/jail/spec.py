@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, fields
 
 
 class Limit(enum.StrEnum):
@@ -26,6 +27,15 @@ class Limits:
     output: int = 8 << 20
     open_files: int = 1024
     file_size: int = 256 << 20
+
+    def __post_init__(self) -> None:
+        # A NaN wall time would make every comparison with a deadline false: no limit at all.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise TypeError(f"limit {f.name} must be a number, got {value!r}")
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError(f"limit {f.name} must be finite and positive, got {value!r}")
 
     def __repr__(self) -> str:
         return (

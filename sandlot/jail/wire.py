@@ -1,0 +1,134 @@
+"""The messages between the server and a slot's spawner, and the frames that carry them.
+
+A frame is a 4-byte big-endian length and a msgpack body, decoded by msgspec into one of the
+typed messages below: plain data, validated on receipt, never code (the server is root, and what
+it reads must not be able to run anything in it). Every reply names the request it answers, so
+a reply out of step is detected, never taken for the next caller's result.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+
+import msgspec
+
+from sandlot.jail.bwrap import BoxLayout
+from sandlot.jail.spec import Outcome, RunSpec
+
+HEADER = struct.Struct(">I")
+# A run's frame holds its files (the request's, at most 64 MiB by default) and an outcome its
+# output and fetched files (capped per run); larger frames mean the other side is broken.
+MAX_FRAME = 1 << 30
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a valid frame of the expected messages."""
+
+
+class CgroupPlace(msgspec.Struct, frozen=True):
+    """Where a slot's cgroups are: one directory per v1 controller, or the v2 directory."""
+
+    version: int
+    dirs: dict[str, str]
+
+
+class SlotConfig(msgspec.Struct, frozen=True):
+    index: int
+    uid: int
+    gid: int
+    layout: BoxLayout
+    cgroup: CgroupPlace
+    seccomp: bytes
+    fetch_budget: int
+    workdir_options: str  # tmpfs options of the work dir, to mount it afresh when a wipe fails
+    # "zygote": every box is built by the slot's zygote, the next one ahead of its run;
+    # "bwrap": bubblewrap per run (Python still runs in the zygote when the spec is warm).
+    boxes: str
+    zygote_python: str  # warm specs whose interpreter this is run in the zygote
+
+
+# -- server -> spawner ---------------------------------------------------------------------------
+
+
+class Start(msgspec.Struct, frozen=True, tag="start"):
+    config: SlotConfig
+
+
+class Run(msgspec.Struct, frozen=True, tag="run"):
+    id: int
+    spec: RunSpec
+
+
+# -- spawner -> server ---------------------------------------------------------------------------
+
+
+class Ready(msgspec.Struct, frozen=True, tag="ready"):
+    pid: int
+    problem: str | None = None  # the slot cannot serve: why
+
+
+class Done(msgspec.Struct, frozen=True, tag="done"):
+    id: int
+    outcome: Outcome
+
+
+class Failed(msgspec.Struct, frozen=True, tag="failed"):
+    id: int
+    message: str
+    fatal: bool  # the spawner can serve no more runs and exits after saying so
+
+
+ToSpawner = Start | Run
+ToServer = Ready | Done | Failed
+
+
+class Channel:
+    """One end of a stream socket that sends and receives framed messages of known types."""
+
+    def __init__(self, sock: socket.socket, accepts: type) -> None:
+        self.sock = sock
+        self._encoder = msgspec.msgpack.Encoder()
+        self._decoder = msgspec.msgpack.Decoder(accepts)
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def send(self, message: msgspec.Struct) -> None:
+        body = self._encoder.encode(message)
+        self.sock.sendall(HEADER.pack(len(body)) + body)
+
+    def recv(self, timeout: float | None = None) -> object:
+        """The next message; EOFError if the other side closed, ProtocolError if it sent
+        garbage, TimeoutError if nothing whole arrived in time."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        (size,) = HEADER.unpack(self._read(HEADER.size, deadline))
+        if size > MAX_FRAME:
+            raise ProtocolError(f"a frame of {size} bytes is larger than any message")
+        try:
+            return self._decoder.decode(self._read(size, deadline))
+        except (msgspec.DecodeError, ValueError, TypeError) as exc:
+            raise ProtocolError(f"not a valid message: {exc}") from exc
+
+    def _read(self, size: int, deadline: float | None) -> bytes:
+        buf = bytearray()
+        while len(buf) < size:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("no answer in time")
+                self.sock.settimeout(left)
+            else:
+                self.sock.settimeout(None)
+            try:
+                chunk = self.sock.recv(min(size - len(buf), 1 << 20))
+            except TimeoutError:
+                raise TimeoutError("no answer in time") from None
+            if not chunk:
+                raise EOFError("the other side closed the channel")
+            buf += chunk
+        return bytes(buf)
+
+    def close(self) -> None:
+        self.sock.close()

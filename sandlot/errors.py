@@ -2,7 +2,8 @@
 
     SandlotError
     ├── JailError            the sandbox could not run something (never the user's fault)
-    │   └── JailUnavailable  a layer of isolation cannot be set up; nothing runs
+    │   ├── JailUnavailable  a layer of isolation cannot be set up; nothing runs
+    │   └── SlotBroken       a slot cannot be made clean again; it serves nothing until it is
     ├── Overloaded           no slot became free in time, or the queue is full (HTTP 504)
     └── InvalidRequest       the request cannot be served as asked (HTTP 4xx)
         ├── UnknownLanguage
@@ -26,6 +27,11 @@ class JailError(SandlotError):
 
 class JailUnavailable(JailError):
     """A layer of isolation cannot be set up, so the jail refuses to run anything."""
+
+
+class SlotBroken(JailError):
+    """A run left what cannot be removed (a process that survives SIGKILL, a work dir that cannot
+    be emptied): its slot serves no run until it is clean."""
 
 
 class Overloaded(SandlotError):

@@ -88,9 +88,10 @@ class Service:
 
     def health(self) -> Health:
         adm = self.executor.admission if self.executor else None
+        slot_problem = self.jail.problem if self.jail else None
         return Health(
-            ready=self.executor is not None,
-            problem=self.problem,
+            ready=self.executor is not None and slot_problem is None,
+            problem=self.problem or slot_problem,
             slots=self.config.slots,
             busy=adm.busy if adm else 0,
             queued=adm.waiting if adm else 0,

@@ -6,7 +6,9 @@ the slot's zygote start the run in a box (or fork, drop to the slot uid and exec
 output under caps, enforce the wall clock, kill and sweep whatever is left, read files back,
 wipe the work dir, report an Outcome, and have the zygote build the next box.
 
-Run as `python -m sandlot.jail FD`; the first message on FD is the SlotConfig.
+Run as `python -m sandlot.jail FD`; FD carries the frames of `wire.py`, first a Start with the
+slot's config. The spawner holds nothing a box can reach: a box gets its stdio and, for
+bubblewrap, the seccomp filter, and no other descriptor.
 """
 
 from __future__ import annotations
@@ -17,52 +19,33 @@ import json
 import math
 import os
 import resource
-import select
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from multiprocessing.connection import Connection
+import traceback
 from pathlib import Path
 
-from sandlot.errors import JailError
-from sandlot.jail import bwrap, workdir
-from sandlot.jail.cgroups import SlotCgroup
+from sandlot.errors import JailError, SlotBroken
+from sandlot.jail import bwrap, wire, workdir
+from sandlot.jail.cgroups import SlotCgroup, open_slot
 from sandlot.jail.seccomp import filter_fd
 from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
+from sandlot.jail.watch import ServerGone, Waiter, Watch, kill
+from sandlot.jail.wire import SlotConfig
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
-READ_CHUNK = 1 << 16
 # Processes a run needs beyond the program's own: the spawner and, per path, bwrap and its
 # init, or the zygote and the box's init.
 JAIL_PIDS = 4
-DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
 SWEEP_GRACE = 0.2
 SWEEP_DEADLINE = 5.0
 
 ZYGOTE = str(Path(__file__).with_name("zygote.py"))
 
 _libc = ctypes.CDLL(None, use_errno=True)
-Waiter = Callable[[], int]  # returns the wait status of a box's top process
-
-
-@dataclass(frozen=True, slots=True)
-class SlotConfig:
-    index: int
-    uid: int
-    gid: int
-    layout: bwrap.BoxLayout
-    cgroup: SlotCgroup
-    seccomp: bytes
-    fetch_budget: int
-    # "zygote": every box is built by the slot's zygote, the next one ahead of its run;
-    # "bwrap": bubblewrap per run (Python still runs in the zygote when the spec is warm).
-    boxes: str = "zygote"
-    zygote_python: str = sys.executable  # warm specs whose interpreter this is run in-process
 
 
 def _prctl(option: int, arg: int) -> None:
@@ -121,25 +104,55 @@ class Zygote:
 
 
 class Spawner:
-    def __init__(self, config: SlotConfig, conn: Connection) -> None:
+    def __init__(self, config: SlotConfig, chan: wire.Channel, cgroup: SlotCgroup) -> None:
         self.config = config
-        self.conn = conn
+        self.chan = chan
+        self.cgroup = cgroup
         self.zygote: Zygote | None = None
 
     # -- one run -------------------------------------------------------------------------------
 
     def run(self, spec: RunSpec) -> Outcome:
         cfg = self.config
-        workdir.wipe(cfg.layout.workdir)
+        self._wipe()
         try:
             workdir.write_files(cfg.layout.workdir, spec.files, cfg.uid, cfg.gid)
-            return self._run_box(spec)
+            outcome = self._run_box(spec)
         finally:
-            workdir.wipe(cfg.layout.workdir)
+            self._wipe()
+        if cfg.boxes == "zygote":  # nothing else runs in this slot: a box may wait
+            self._prepare_next(spec)
+        return outcome
+
+    def _wipe(self) -> None:
+        """Empty the work dir; if a run left what cannot be walked (a tree thousands deep),
+        mount it afresh; if even that fails the slot is unusable."""
+        path = self.config.layout.workdir
+        try:
+            workdir.wipe(path)
+        except (OSError, RecursionError) as exc:
+            try:
+                workdir.remount(path, self.config.workdir_options)
+            except OSError as again:
+                raise SlotBroken(
+                    f"cannot empty the work dir ({exc}) nor mount it afresh ({again})"
+                ) from again
+            self._drop_zygote()  # a box it built ahead binds the old work dir
+
+    def check_clean(self) -> str | None:
+        """Why this slot cannot serve, if a previous spawner left something behind."""
+        try:
+            self._sweep()
+            self._wipe()
+        except SlotBroken as exc:
+            return str(exc)
+        if not os.path.ismount(self.config.layout.workdir):
+            return f"the work dir {self.config.layout.workdir} is not mounted"
+        return None
 
     def _run_box(self, spec: RunSpec) -> Outcome:
         cfg, limits = self.config, spec.limits
-        cg = cfg.cgroup
+        cg = self.cgroup
         before = cg.read()
         cg.set_limits(memory=before.memory_usage + limits.memory, pids=limits.pids + JAIL_PIDS)
         cg.reset_peak()
@@ -160,17 +173,18 @@ class Spawner:
         failure = _read_all(setup_r)
         os.close(setup_r)
         if failure:
-            _kill(pidfd)
+            kill(pidfd)
             wait_status()
             for fd in (out_r, err_r, in_w, pidfd):
                 os.close(fd)
             self._sweep()
             raise JailError(f"cannot build the box: {failure.decode(errors='replace')}")
 
-        outcome = Outcome()
         try:
-            fds = (out_r, err_r, in_w)
-            status = self._supervise(pidfd, wait_status, spec, started, fds, outcome)
+            watch = Watch(
+                pidfd, wait_status, spec, started, (out_r, err_r, in_w), self.chan.fileno()
+            )
+            status, outcome = watch.run()
         except BaseException:
             if self._zygote_builds(spec):  # it may still owe a status: start afresh, in step
                 self._drop_zygote()
@@ -180,9 +194,6 @@ class Spawner:
                 os.close(fd)
         outcome.wall_time = time.monotonic() - started
         self._sweep()
-        if self.config.boxes == "zygote":  # nothing else runs in this slot: a box may wait
-            self._prepare_next(spec)
-
         after = cg.read()
         own_after = resource.getrusage(resource.RUSAGE_SELF)
         own_ns = int(
@@ -268,6 +279,9 @@ class Spawner:
             os.dup2(in_r, 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
+            # bwrap passes on whatever it inherits: it must inherit only stdio and the filter
+            # (which it reads and closes); setup_w is close-on-exec.
+            _close_all_but({0, 1, 2, sc_fd, setup_w})
             os.set_inheritable(sc_fd, True)
             with open("/proc/self/oom_score_adj", "w") as f:
                 # Make the box, never the spawner that shares its memory cgroup, the OOM victim.
@@ -290,87 +304,6 @@ class Spawner:
             finally:
                 os._exit(127)
 
-    def _supervise(
-        self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
-        fds: tuple[int, int, int], outcome: Outcome,
-    ) -> int:  # fmt: skip
-        """Feed stdin, drain output under the cap, kill on timeout, overflow or server loss."""
-        limits = spec.limits
-        out_r, err_r, in_w = fds
-        poller = select.poll()
-        poller.register(pidfd, select.POLLIN)
-        poller.register(self.conn.fileno(), select.POLLIN)  # the server went away
-        streams = {out_r: bytearray(), err_r: bytearray()}
-        for fd in streams:
-            poller.register(fd, select.POLLIN)
-        stdin = memoryview(spec.stdin)
-        if stdin:
-            os.set_blocking(in_w, False)
-            poller.register(in_w, select.POLLOUT)
-        else:
-            os.close(in_w)
-            in_w = -1
-        deadline = started + limits.wall_time
-        status: int | None = None
-        drain_until = math.inf
-        open_streams = 2
-        try:
-            while open_streams or status is None:
-                now = time.monotonic()
-                if status is None and now >= deadline:
-                    outcome.limit = outcome.limit or Limit.WALL_TIME
-                    _kill(pidfd)
-                    deadline = math.inf
-                if status is not None and now >= drain_until:
-                    break  # something outside the box still holds a pipe; the sweep ends it
-                wait = min(deadline, drain_until) - now
-                for fd, event in poller.poll(None if wait == math.inf else max(0, wait) * 1000):
-                    if fd == pidfd:
-                        poller.unregister(pidfd)
-                        status = wait_status()
-                        drain_until = time.monotonic() + DRAIN_GRACE
-                    elif fd == self.conn.fileno():
-                        _kill(pidfd)
-                        raise SystemExit(0)
-                    elif fd == in_w:
-                        try:
-                            stdin = stdin[os.write(in_w, stdin[:READ_CHUNK]) :]
-                        except (BrokenPipeError, BlockingIOError) as exc:
-                            if isinstance(exc, BrokenPipeError):
-                                stdin = stdin[:0]
-                        if not stdin or event & (select.POLLERR | select.POLLHUP):
-                            poller.unregister(in_w)
-                            os.close(in_w)
-                            in_w = -1
-                    else:
-                        chunk = os.read(fd, READ_CHUNK)
-                        if not chunk:
-                            poller.unregister(fd)
-                            open_streams -= 1
-                            continue
-                        buf = streams[fd]
-                        room = limits.output - len(buf)
-                        if len(chunk) > room:
-                            buf += chunk[: max(0, room)]
-                            if fd == out_r:
-                                outcome.stdout_truncated = True
-                            else:
-                                outcome.stderr_truncated = True
-                            if status is None and outcome.limit is None:
-                                outcome.limit = Limit.OUTPUT
-                                _kill(pidfd)
-                        else:
-                            buf += chunk
-        finally:
-            if in_w >= 0:
-                os.close(in_w)
-        if status is None:
-            _kill(pidfd)
-            status = wait_status()
-        outcome.stdout = bytes(streams[out_r])
-        outcome.stderr = bytes(streams[err_r])
-        return status
-
     def _sweep(self) -> None:
         """Reap bwrap's orphans and make sure nothing of the run is left in the slot.
 
@@ -381,12 +314,12 @@ class Spawner:
         start = time.monotonic()
         while True:
             _reap()
-            left = [p for p in self.config.cgroup.pids() if p not in keep]
-            if not left and self.config.cgroup.task_count() <= len(keep):
+            left = [p for p in self.cgroup.pids() if p not in keep]
+            if not left and self.cgroup.task_count() <= len(keep):
                 return  # only the spawner and its zygotes: every run process ended and was reaped
             waited = time.monotonic() - start
             if waited > SWEEP_DEADLINE:
-                raise JailError(f"slot {self.config.index}: processes {left} survived the run")
+                raise SlotBroken(f"processes {left} survived the run")
             if waited > SWEEP_GRACE:
                 for p in left:
                     with contextlib.suppress(ProcessLookupError):
@@ -396,18 +329,35 @@ class Spawner:
     # -- the loop ------------------------------------------------------------------------------
 
     def serve(self) -> None:
+        """Answer runs until the server goes away or the slot breaks."""
         while True:
             try:
-                spec = self.conn.recv()
-            except (EOFError, OSError):
+                request = self.chan.recv()
+            except (EOFError, OSError, wire.ProtocolError):
                 return
+            if not isinstance(request, wire.Run):
+                return
+            reply: wire.Done | wire.Failed
             try:
-                reply = ("ok", self.run(spec))
+                reply = wire.Done(request.id, self.run(request.spec))
+            except ServerGone:
+                return
+            except SlotBroken as exc:
+                reply = wire.Failed(request.id, f"slot {self.config.index}: {exc}", fatal=True)
             except JailError as exc:
-                reply = ("error", str(exc))
+                reply = wire.Failed(request.id, str(exc), fatal=False)
             except OSError as exc:
-                reply = ("error", f"slot {self.config.index}: {exc}")
-            self.conn.send(reply)
+                reply = wire.Failed(request.id, f"slot {self.config.index}: {exc}", fatal=False)
+            except Exception as exc:  # a bug: say so, and let a fresh spawner take over
+                traceback.print_exc()
+                reply = wire.Failed(
+                    request.id, f"slot {self.config.index}: spawner failed: {exc!r}", fatal=True
+                )
+            if isinstance(reply, wire.Failed):
+                print(f"sandlot slot {self.config.index}: {reply.message}", file=sys.stderr)
+            self.chan.send(reply)
+            if isinstance(reply, wire.Failed) and reply.fatal:
+                return
 
 
 def rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
@@ -429,10 +379,13 @@ def rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
     return out
 
 
-def _kill(pidfd: int) -> None:
-    """SIGKILL through a pidfd: never another process that reused the pid."""
-    with contextlib.suppress(ProcessLookupError):
-        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+def _close_all_but(keep: set[int]) -> None:
+    low = 0
+    for fd in sorted(keep):
+        if fd > low:  # an empty range is not a no-op: closerange(0, 0) closes every fd
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
 
 
 def _read_all(fd: int) -> bytes:
@@ -465,10 +418,19 @@ def _decode_status(status: int, outcome: Outcome) -> None:
 
 
 def main() -> None:
-    conn = Connection(int(sys.argv[1]))
-    config: SlotConfig = conn.recv()
+    fd = int(sys.argv[1])
+    os.set_inheritable(fd, False)  # nothing this process starts may inherit the channel
+    chan = wire.Channel(socket.socket(fileno=fd), wire.ToSpawner)
+    start = chan.recv()
+    if not isinstance(start, wire.Start):
+        return
+    config = start.config
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    config.cgroup.join(os.getpid())
-    conn.send(("ready", os.getpid()))
-    Spawner(config, conn).serve()
+    cgroup = open_slot(config.cgroup.version, config.cgroup.dirs)
+    cgroup.join(os.getpid())
+    spawner = Spawner(config, chan, cgroup)
+    problem = spawner.check_clean()
+    chan.send(wire.Ready(os.getpid(), problem))
+    if problem is None:
+        spawner.serve()

@@ -6,11 +6,18 @@ of the slot runs, and read back without following any link the program may have 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import stat
 from pathlib import PurePosixPath
 
 from sandlot.errors import UnsafePath
+
+# Deeper than this a wipe gives up walking (each level holds a descriptor and a stack frame) and
+# the work dir is mounted afresh instead; deeper than this nothing is read back either.
+MAX_DEPTH = 64
+MS_NOSUID, MS_NODEV, MNT_DETACH = 2, 4, 2
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def safe_relpath(path: str) -> PurePosixPath:
@@ -61,16 +68,19 @@ def read_back(root: str, names: tuple[str, ...], budget: int) -> dict[str, bytes
                 rel = safe_relpath(name)
             except UnsafePath:
                 continue
-            budget = _collect(root_fd, rel.parts, name, out, budget)
+            budget = _collect(root_fd, rel.parts, name, out, budget, 0)
     finally:
         os.close(root_fd)
     return out
 
 
 def _collect(
-    dir_fd: int, parts: tuple[str, ...], key: str, out: dict[str, bytes], budget: int
+    dir_fd: int, parts: tuple[str, ...], key: str, out: dict[str, bytes], budget: int, depth: int
 ) -> int:
     fd = -1
+    depth += len(parts)
+    if depth > MAX_DEPTH:
+        return budget
     try:
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
@@ -91,7 +101,7 @@ def _collect(
                 budget -= len(data)
         elif stat.S_ISDIR(st.st_mode):
             for entry in sorted(os.listdir(fd)):
-                budget = _collect(fd, (entry,), f"{key.rstrip('/')}/{entry}", out, budget)
+                budget = _collect(fd, (entry,), f"{key.rstrip('/')}/{entry}", out, budget, depth)
     except OSError:
         pass  # missing, a symlink (ELOOP), or unreadable: nothing is returned for it
     finally:
@@ -100,24 +110,42 @@ def _collect(
     return budget
 
 
+class TooDeep(OSError):
+    """The tree is deeper than a wipe walks."""
+
+
 def wipe(root: str) -> None:
-    """Remove everything under root, never following links."""
+    """Remove everything under root, never following links; TooDeep past MAX_DEPTH levels."""
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        _wipe_fd(fd)
+        _wipe_fd(fd, 0)
     finally:
         os.close(fd)
 
 
-def _wipe_fd(dir_fd: int) -> None:
+def _wipe_fd(dir_fd: int, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise TooDeep(f"the work dir is more than {MAX_DEPTH} levels deep")
     for entry in os.listdir(dir_fd):
         st = os.lstat(entry, dir_fd=dir_fd)
         if stat.S_ISDIR(st.st_mode):
             sub = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
             try:
-                _wipe_fd(sub)
+                _wipe_fd(sub, depth + 1)
             finally:
                 os.close(sub)
             os.rmdir(entry, dir_fd=dir_fd)
         else:
             os.unlink(entry, dir_fd=dir_fd)
+
+
+def remount(root: str, options: str) -> None:
+    """Replace the work dir's tmpfs with an empty one (the old one goes once nothing uses it)."""
+    path = root.encode()
+    for result in (
+        _libc.umount2(path, MNT_DETACH),
+        _libc.mount(b"sandlot", path, b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()),
+    ):
+        if result != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, f"remounting {root}: {os.strerror(err)}")

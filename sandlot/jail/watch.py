@@ -1,0 +1,153 @@
+"""Watching one running box: its stdin fed, its output drained under the cap, its clock kept.
+
+The box ends by itself, or is killed on a limit (wall time, output) or when the server goes away.
+A box that has been killed and still has not ended after KILL_GRACE seconds means a process the
+kernel cannot kill: the slot is then unusable (SlotBroken), never silently reused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import select
+import signal
+import time
+from collections.abc import Callable
+
+from sandlot.errors import SlotBroken
+from sandlot.jail.spec import Limit, Outcome, RunSpec
+
+READ_CHUNK = 1 << 16
+DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
+KILL_GRACE = 5.0  # seconds a killed box may take to end
+
+Waiter = Callable[[], int]  # returns the wait status of a box's top process
+
+
+class ServerGone(Exception):
+    """The server closed its end of the channel while a run was going on."""
+
+
+def kill(pidfd: int) -> None:
+    """SIGKILL through a pidfd: never another process that reused the pid."""
+    with contextlib.suppress(ProcessLookupError):
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+class Watch:
+    def __init__(
+        self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
+        fds: tuple[int, int, int], server_fd: int,
+    ) -> None:  # fmt: skip
+        self.pidfd, self.wait_status, self.server_fd = pidfd, wait_status, server_fd
+        self.cap = spec.limits.output
+        self.out_r, self.err_r, self.in_w = fds
+        self.outcome = Outcome()
+        self.status: int | None = None
+        self.deadline = started + spec.limits.wall_time
+        self.killed_at = math.inf
+        self.drain_until = math.inf
+        self.streams = {self.out_r: bytearray(), self.err_r: bytearray()}
+        self.stdin = memoryview(spec.stdin)
+        self.poller = select.poll()
+        for fd in (pidfd, server_fd, *self.streams):
+            self.poller.register(fd, select.POLLIN)
+        if self.stdin:
+            os.set_blocking(self.in_w, False)
+            self.poller.register(self.in_w, select.POLLOUT)
+        else:
+            self._close_stdin()
+
+    def run(self) -> tuple[int, Outcome]:
+        """Until the box has ended and its output is read; the wait status and the outcome."""
+        try:
+            while self.streams or self.status is None:
+                timeout = self._tick(time.monotonic())
+                if timeout is None:
+                    break
+                for fd, event in self.poller.poll(timeout):
+                    self._handle(fd, event)
+        finally:
+            self._close_stdin()
+        for fd, buf in self.streams.items():  # still held open from outside the box
+            self._keep(fd, bytes(buf))
+        assert self.status is not None
+        return self.status, self.outcome
+
+    def _tick(self, now: float) -> float | None:
+        """Act on the clocks; the poll timeout in ms (-1: none), or None to stop watching."""
+        if self.status is None:
+            if now >= self.deadline:
+                self._kill(Limit.WALL_TIME)
+            if now >= self.killed_at + KILL_GRACE:
+                raise SlotBroken(f"a box survived SIGKILL for {KILL_GRACE:g} s")
+            wake = min(self.deadline, self.killed_at + KILL_GRACE)
+        elif now >= self.drain_until:
+            return None  # something outside the box still holds a pipe; the sweep ends it
+        else:
+            wake = self.drain_until
+        return -1 if wake == math.inf else max(0.0, wake - now) * 1000
+
+    def _handle(self, fd: int, event: int) -> None:
+        if fd == self.pidfd:
+            self.poller.unregister(fd)
+            self.status = self.wait_status()
+            self.drain_until = time.monotonic() + DRAIN_GRACE
+        elif fd == self.server_fd:
+            kill(self.pidfd)
+            raise ServerGone
+        elif fd == self.in_w:
+            self._feed(event)
+        else:
+            self._drain(fd)
+
+    def _kill(self, limit: Limit) -> None:
+        if self.outcome.limit is None:
+            self.outcome.limit = limit
+        if self.killed_at == math.inf:
+            kill(self.pidfd)
+            self.killed_at = time.monotonic()
+        self.deadline = math.inf
+
+    def _feed(self, event: int) -> None:
+        try:
+            self.stdin = self.stdin[os.write(self.in_w, self.stdin[:READ_CHUNK]) :]
+        except BlockingIOError:
+            pass
+        except BrokenPipeError:
+            self.stdin = self.stdin[:0]
+        if not self.stdin or event & (select.POLLERR | select.POLLHUP):
+            self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        if self.in_w >= 0:
+            with contextlib.suppress(KeyError):
+                self.poller.unregister(self.in_w)
+            os.close(self.in_w)
+            self.in_w = -1
+
+    def _drain(self, fd: int) -> None:
+        chunk = os.read(fd, READ_CHUNK)
+        if not chunk:
+            self.poller.unregister(fd)
+            self._keep(fd, bytes(self.streams.pop(fd)))
+            return
+        buf = self.streams[fd]
+        room = self.cap - len(buf)
+        if len(chunk) <= room:
+            buf += chunk
+            return
+        buf += chunk[: max(0, room)]
+        if fd == self.out_r:
+            self.outcome.stdout_truncated = True
+        else:
+            self.outcome.stderr_truncated = True
+        if self.status is None:
+            self._kill(Limit.OUTPUT)
+
+    def _keep(self, fd: int, data: bytes) -> None:
+        if fd == self.out_r:
+            self.outcome.stdout = data
+        else:
+            self.outcome.stderr = data

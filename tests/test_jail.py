@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
+import math
 import os
+import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,10 +16,12 @@ import httpx
 import pytest
 
 from sandlot.errors import JailError, JailUnavailable
-from sandlot.jail import Jail, JailConfig, Limit, Limits, RunSpec
+from sandlot.jail import Jail, JailConfig, Limit, Limits, Outcome, RunSpec, wire
+from sandlot.jail.seccomp import DENIED, compile_filter
 from tests.conftest import running_server
 
 STATE = f"/run/sandlot-jailtest-{os.getpid()}"
+SYS_PIDFD_GETFD = 438
 
 
 # Processes a slot keeps between runs: the spawner, and with the zygote also the zygote and the
@@ -65,18 +70,18 @@ def test_environment_is_only_what_the_run_gives(jail):
 
 
 def test_nothing_accumulates_over_many_runs(jail):
-    before = {s.config.index: s.config.cgroup.read().memory_usage for s in jail.slots}
+    before = {s.config.index: s.cgroup.read().memory_usage for s in jail.slots}
     for i in range(1000):
         out = jail.run(i % 2, RunSpec(argv=("/bin/sh", "-c", "sleep 0.001 & echo x > f; exit 0"),
                                       files={"in.txt": b"x"}))  # fmt: skip
         assert out.exit_code == 0
     for slot in jail.slots:
         deadline = time.monotonic() + 5  # the next box is built while the slot is idle
-        while slot.config.cgroup.task_count() != RESIDENTS[jail.config.boxes]:
+        while slot.cgroup.task_count() != RESIDENTS[jail.config.boxes]:
             assert time.monotonic() < deadline, "a run left processes in the slot"
             time.sleep(0.01)
         assert os.listdir(slot.config.layout.workdir) == []
-        grown = slot.config.cgroup.read().memory_usage - before[slot.config.index]
+        grown = slot.cgroup.read().memory_usage - before[slot.config.index]
         assert grown < 64 << 20, f"slot memory grew by {grown} bytes over 1000 runs"
 
 
@@ -138,14 +143,101 @@ def test_killing_the_spawner_mid_run_kills_the_box(jail):
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(jail.run, 1, RunSpec(argv=("/bin/sleep", "30")))
         deadline = time.monotonic() + 10
-        while "sleep" not in commands(slot.config.cgroup.pids()) and time.monotonic() < deadline:
+        while "sleep" not in commands(slot.cgroup.pids()) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert slot.proc is not None
         slot.proc.kill()
         with pytest.raises(JailError, match="spawner lost"):
             future.result(timeout=20)
     deadline = time.monotonic() + 10
-    while slot.config.cgroup.pids() and time.monotonic() < deadline:
+    while slot.cgroup.pids() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert slot.config.cgroup.pids() == [], "the box outlived its spawner"
+    assert slot.cgroup.pids() == [], "the box outlived its spawner"
     assert jail.run(1, RunSpec(argv=("/bin/true",))).exit_code == 0
+
+
+def _steal_channel(slot) -> socket.socket:
+    """The spawner's end of a slot's channel, duplicated into this process (pidfd_getfd): what
+    an attacker holding that descriptor could write, the server would read."""
+    fd_number = int(Path(f"/proc/{slot.proc.pid}/cmdline").read_bytes().split(b"\0")[-2])
+    pidfd = os.pidfd_open(slot.proc.pid)
+    try:
+        fd = ctypes.CDLL(None, use_errno=True).syscall(SYS_PIDFD_GETFD, pidfd, fd_number, 0)
+        assert fd >= 0, os.strerror(ctypes.get_errno())
+    finally:
+        os.close(pidfd)
+    return socket.socket(fileno=fd)
+
+
+def test_a_reply_out_of_step_is_never_taken_for_a_result(jail):
+    """A forged reply to an earlier request, waiting in the channel, makes the next run fail
+    and the slot start afresh; the run after that is answered by its own result."""
+    assert jail.run(0, RunSpec(argv=("/bin/echo", "one"))).stdout == b"one\n"
+    slot = jail.slots[0]
+    old = slot.proc.pid
+    forged = wire.Done(slot._last_id, Outcome(exit_code=0, stdout=b"forged\n"))
+    with _steal_channel(slot) as stolen:
+        wire.Channel(stolen, wire.ToSpawner).send(forged)
+    with pytest.raises(JailError, match="out of step"):
+        jail.run(0, RunSpec(argv=("/bin/echo", "two")))
+    out = jail.run(0, RunSpec(argv=("/bin/echo", "three")))
+    assert out.stdout == b"three\n"
+    assert slot.proc.pid != old
+
+
+def test_garbage_on_the_channel_resets_the_slot(jail):
+    jail.run(1, RunSpec(argv=("/bin/true",)))
+    slot = jail.slots[1]
+    with _steal_channel(slot) as stolen:
+        stolen.sendall(b"\0\0\0\x05garbage")
+    with pytest.raises(JailError, match="spawner lost"):
+        jail.run(1, RunSpec(argv=("/bin/echo", "x")))
+    assert jail.run(1, RunSpec(argv=("/bin/echo", "y"))).stdout == b"y\n"
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -1.0, 0.0])
+def test_limits_must_be_finite_and_positive(value):
+    with pytest.raises(ValueError, match="finite and positive"):
+        Limits(wall_time=value)
+
+
+def test_a_seccomp_rule_that_cannot_compile_refuses_to_start():
+    with pytest.raises(JailUnavailable, match="does not know the syscall 'no_such_call'"):
+        compile_filter((*DENIED, "no_such_call"))
+
+
+FREEZER = Path("/sys/fs/cgroup/freezer")
+
+
+@pytest.mark.skipif(not FREEZER.is_dir(), reason="needs the cgroup v1 freezer to hold a process")
+def test_a_run_whose_processes_survive_breaks_the_slot_until_they_are_gone(jail):
+    """A process that outlives every kill (frozen here) fails its run, and the slot serves no
+    run, with the reason in Jail.problem, until it is gone."""
+    slot = jail.slots[1]
+    frozen = FREEZER / f"sandlot-test-{os.getpid()}"
+    frozen.mkdir()
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            future = pool.submit(
+                jail.run, 1, RunSpec(argv=("/bin/sleep", "60"), limits=Limits(wall_time=2))
+            )
+            deadline = time.monotonic() + 10
+            while not (sleepers := [p for p in slot.cgroup.pids()
+                                    if "sleep" in commands([p])]):  # fmt: skip
+                assert time.monotonic() < deadline, "the run never started"
+                time.sleep(0.05)
+            (frozen / "cgroup.procs").write_text(str(sleepers[0]))
+            (frozen / "freezer.state").write_text("FROZEN")
+            with pytest.raises(JailError, match="survived"):
+                future.result(timeout=60)
+        with pytest.raises(JailError, match="survived"):
+            jail.run(1, RunSpec(argv=("/bin/true",)))
+        assert jail.problem is not None and "survived" in jail.problem
+    finally:
+        (frozen / "freezer.state").write_text("THAWED")
+        deadline = time.monotonic() + 10
+        while (frozen / "cgroup.procs").read_text().strip() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        frozen.rmdir()
+    assert jail.run(1, RunSpec(argv=("/bin/echo", "back"))).stdout == b"back\n"
+    assert jail.problem is None

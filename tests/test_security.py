@@ -131,8 +131,22 @@ BOX_MODES = {
 }
 
 
+# A private key as a host keeps one: root's, mode 0600, under /etc/ssl/private. Boxes see a
+# copy of the host's /etc/ssl; this file must not be in it.
+HOST_KEY = Path(f"/etc/ssl/private/sandlot-test-{os.getpid()}.key")
+
+
+@pytest.fixture(scope="module")
+def host_key():
+    HOST_KEY.parent.mkdir(mode=0o700, exist_ok=True)
+    HOST_KEY.write_text("-----BEGIN PRIVATE KEY-----\nsecret\n")
+    HOST_KEY.chmod(0o600)
+    yield HOST_KEY
+    HOST_KEY.unlink()
+
+
 @pytest.fixture(scope="module", params=list(BOX_MODES))
-def server(request):
+def server(request, host_key):
     with running_server("--slots", "2", env=BOX_MODES[request.param]) as srv:
         yield srv
 
@@ -769,3 +783,160 @@ def test_attack_privileges(run, client, server):
     uids = {p["uid"] for p in seen}
     assert uids <= set(UIDS) and 0 not in uids, f"the box runs as host uid {uids}: {seen}"
     assert_healthy(client, server)
+
+
+# -- the server's own channels -------------------------------------------------------------------
+
+DESCRIPTORS = py("""
+    import json, os
+    fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+    listing = [fd for fd in fds if fd > 2 and not os.path.exists(f"/proc/self/fd/{fd}")]
+    print(json.dumps({fd: os.readlink(f"/proc/self/fd/{fd}") if fd not in listing else "gone"
+                      for fd in fds}))
+""")
+
+
+@pytest.mark.parametrize("via", ["python", "bash exec"])
+def test_attack_inherited_descriptors(run, client, server, via):
+    """A run sees only its stdio: no socket, pipe or file of the server, spawner or zygote."""
+    if via == "python":
+        body = run(DESCRIPTORS, "python")
+    else:  # the shape of the attack on bubblewrap boxes: a program exec'd by another
+        body = run(f"exec python3 - <<'EOF'\n{DESCRIPTORS}EOF\n", "bash")
+    rr = body["run_result"]
+    assert rr["return_code"] == 0, body
+    seen = json.loads(rr["stdout"])
+    # The one extra entry is the directory /proc/self/fd itself, open while it is listed.
+    extra = {fd: what for fd, what in seen.items() if int(fd) > 2 and what != "gone"}
+    extra = {fd: what for fd, what in extra.items() if not what.startswith("/proc/")}
+    assert extra == {}, f"the box inherited descriptors: {extra}"
+    assert set(seen) >= {"0", "1", "2"}, seen
+
+
+CHANNEL_INJECTION = py("""
+    import json, os, pickle, struct, sys
+    p = json.load(sys.stdin)
+
+    class Evil:
+        def __reduce__(self):
+            return (os.system, (f"touch {p['marker']}",))
+
+    evil = pickle.dumps(Evil())
+    frames = [
+        struct.pack("!i", len(evil)) + evil,                  # multiprocessing's framing
+        struct.pack(">I", len(evil)) + evil,                  # a plain length prefix
+        struct.pack(">I", 19) + b"\\x82\\xa4type\\xa4done\\xa2id\\x01\\xa1x\\xc0",  # msgpack
+        b'{"kind": "done", "id": 1, "outcome": {}}\\n',
+        struct.pack(">I", 0xFFFFFFF0) + os.urandom(64),
+        os.urandom(4096),
+    ]
+    reached = []
+    for fd in range(3, 1025):
+        for frame in frames:
+            try:
+                os.write(fd, frame)
+                reached.append(fd)
+            except OSError:
+                pass
+    print(json.dumps({"reached": sorted(set(reached))}))
+""")
+
+
+def test_attack_spawner_channel_injection(run, client, server):
+    """Framed pickles, msgpack, JSON and garbage written to every descriptor up to 1024 run
+    nothing on the host, break no slot, and never turn into another caller's result."""
+    marker = Path(f"/tmp/sandlot-pwned-{token()}")
+    before = spawners(server)
+    with ThreadPoolExecutor(4) as pool:
+        attacks = [
+            pool.submit(run, CHANNEL_INJECTION, "python", stdin=json.dumps({"marker": str(marker)}))
+            for _ in range(2)
+        ]
+        shell = pool.submit(
+            run, f"cat > /tmp/a.py <<'EOF'\n{CHANNEL_INJECTION}EOF\nexec python3 /tmp/a.py", "bash",
+            stdin=json.dumps({"marker": str(marker)}),
+        )  # fmt: skip
+        callers = [pool.submit(run, f"print({n} * 7)", "python") for n in range(6)]
+        for future in [*attacks, shell]:
+            rr = future.result()["run_result"]
+            assert rr["return_code"] == 0, rr
+            assert json.loads(rr["stdout"])["reached"] == [], rr["stdout"]
+        for n, future in enumerate(callers):
+            assert future.result()["run_result"]["stdout"] == f"{n * 7}\n"
+    assert not marker.exists(), "a frame written from a box ran a command on the host"
+    assert_healthy(client, server, before)
+
+
+DEEP_TREE = py("""
+    import os
+    for _ in range(5000):
+        os.mkdir("a")
+        os.chdir("a")
+    print("deep")
+""")
+
+
+def test_attack_deep_directory(run, client, server):
+    """A tree 5000 levels deep in the work dir (also asked back with fetch_files) breaks no
+    slot: every later run on every slot works."""
+    before = spawners(server)
+    body = run(DEEP_TREE, "python", fetch_files=["a"], run_timeout=30)
+    assert body["run_result"]["stdout"] == "deep\n", body
+    with ThreadPoolExecutor(4) as pool:
+        later = list(pool.map(lambda n: run(f"print({n})", "python"), range(8)))
+    assert [b["run_result"]["stdout"] for b in later] == [f"{n}\n" for n in range(8)], later
+    assert all(b["status"] == "Success" for b in later), later
+    assert_healthy(client, server, before)
+
+
+HOST_KEY_PROBE = py("""
+    import json, os, sys
+    path = json.load(sys.stdin)["path"]
+    out = {"private_dir": os.path.exists(os.path.dirname(path))}
+    try:
+        out["key"] = open(path).read()
+    except OSError as e:
+        out["key"] = type(e).__name__
+    unreadable = []
+    for root, dirs, files in os.walk("/etc"):
+        for name in files:
+            full = os.path.join(root, name)
+            if os.path.islink(full):
+                continue
+            mode = os.stat(full).st_mode
+            if not mode & 0o004:
+                unreadable.append(full)
+    out["not_world_readable"] = unreadable
+    print(json.dumps(out))
+""")
+
+
+def test_attack_read_host_private_keys(run, client, server, host_key):
+    """A 0600 key in the host's /etc/ssl/private is not in the box's /etc at all."""
+    out, _ = run_json(run, HOST_KEY_PROBE, {"path": str(host_key)})
+    assert out["key"] == "FileNotFoundError", f"the box reads a host private key: {out}"
+    assert out["private_dir"] is False, f"/etc/ssl/private is in the box: {out}"
+    assert out["not_world_readable"] == [], out
+    assert_healthy(client, server)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"run_timeout": "NaN"},
+        {"run_timeout": "Infinity"},
+        {"run_timeout": "-Infinity"},
+        {"compile_timeout": "NaN"},
+        {"timeout": "NaN"},
+        {"memory_limit_MB": "NaN"},
+    ],
+    ids=lambda f: "-".join(f"{k}={v}" for k, v in f.items()),
+)
+def test_attack_non_finite_limits(client, server, fields):
+    """NaN and infinite limits (valid in Python's JSON) are refused with a 4xx; no slot breaks."""
+    before = spawners(server)
+    raw = ", ".join(f'"{k}": {v}' for k, v in fields.items())
+    body = f'{{"code": "print(1)", "language": "python", {raw}}}'
+    r = client.post("/run_code", content=body, headers={"Content-Type": "application/json"})
+    assert 400 <= r.status_code < 500, f"{fields}: {r.status_code} {r.text}"
+    assert_healthy(client, server, before)

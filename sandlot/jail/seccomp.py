@@ -30,6 +30,8 @@ DENIED = (
     "mbind", "set_mempolicy", "migrate_pages", "move_pages",
 )  # fmt: skip
 
+UNKNOWN_SYSCALL = -1  # libseccomp's __NR_SCMP_ERROR
+
 # clone() flags that would make a new namespace from inside the box (mount, cgroup, uts, ipc,
 # user, pid, net).
 CLONE_NEW_FLAGS = (
@@ -43,19 +45,28 @@ CLONE_NEW_FLAGS = (
 )
 
 
-def compile_filter() -> bytes:
-    """The filter as raw BPF bytes, ready to be handed to bwrap."""
+def compile_filter(denied: tuple[str, ...] = DENIED) -> bytes:
+    """The filter as raw BPF bytes, ready to be handed to bwrap.
+
+    Every rule must compile: a syscall name libseccomp does not know may be one this kernel
+    has, and a deny-list with a silent gap is no deny-list (JailUnavailable names it).
+    """
     try:
         import pyseccomp as sc
     except ImportError as exc:  # pragma: no cover - a missing dependency is an install fault
         raise JailUnavailable(f"seccomp unavailable: cannot import pyseccomp ({exc})") from exc
     try:
         flt = sc.SyscallFilter(sc.ALLOW)
-        for name in DENIED:
-            try:
-                flt.add_rule(sc.ERRNO(errno.EPERM), name)
-            except (RuntimeError, ValueError, OSError):
-                continue  # a syscall this kernel or architecture does not know
+        arch = sc.system_arch()
+        for name in denied:
+            # Syscalls the architecture lacks resolve to pseudo-numbers (<= -10000) that compile
+            # to nothing, rightly: they cannot be called. -1 is a name libseccomp never heard of.
+            if sc.resolve_syscall(arch, name) == UNKNOWN_SYSCALL:
+                raise JailUnavailable(
+                    f"seccomp: libseccomp does not know the syscall {name!r} on this "
+                    "architecture, so it cannot be denied; upgrade libseccomp"
+                )
+            flt.add_rule(sc.ERRNO(errno.EPERM), name)
         for flag in CLONE_NEW_FLAGS:
             flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
         # clone3 passes its flags in a struct the filter cannot read: make it look absent so that
@@ -65,6 +76,8 @@ def compile_filter() -> bytes:
             flt.export_bpf(out)
             out.seek(0)
             return out.read()
+    except JailUnavailable:
+        raise
     except Exception as exc:
         raise JailUnavailable(f"cannot build the seccomp filter: {exc}") from exc
 

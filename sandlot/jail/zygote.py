@@ -45,6 +45,7 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 22, 38, 2
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}[platform.machine()]
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
@@ -164,6 +165,33 @@ def drop_to(uid):
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # a uid change clears it
 
 
+def last_cap():
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        return int(f.read())
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                ("inheritable", ctypes.c_uint32)]  # fmt: skip
+
+
+def clear_capabilities():
+    """Empty every capability set (the uid change empties all but the inheritable one), then
+    prove it: a run must never start with a capability left."""
+    header = CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3: two data structs
+    data = (CapData * 2)()
+    check(libc.capset(ctypes.byref(header), data), "capset")
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    with open("/proc/self/status") as f:
+        held = [line for line in f if line.startswith("Cap") and int(line.split()[1], 16)]
+    if held:
+        raise OSError(f"capabilities remain: {' '.join(line.strip() for line in held)}")
+
+
 def exit_code(status):
     """How bwrap reports a status: the exit code, or 128+N for a signal."""
     if os.WIFSIGNALED(status):
@@ -199,10 +227,10 @@ def box_run(box, chan, bpf):
     os.setsid()
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the run, never the zygote or spawner sharing its cgroup, is the victim
-    cap = 0
-    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
-        cap += 1
+    for cap in range(last_cap() + 1):
+        check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap}")
     drop_to(box["uid"])
+    clear_capabilities()
     # Changing uid made the process undumpable (its /proc files root's); an exec would make it
     # dumpable again, as it is in the bubblewrap box.
     prctl(PR_SET_DUMPABLE, 1)

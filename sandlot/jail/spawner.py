@@ -15,17 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
-import math
 import os
 import resource
 import signal
 import socket
-import subprocess
 import sys
 import time
 import traceback
-from pathlib import Path
 
 from sandlot.errors import JailError, SlotBroken
 from sandlot.jail import bwrap, wire, workdir
@@ -34,6 +30,7 @@ from sandlot.jail.seccomp import filter_fd
 from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
 from sandlot.jail.watch import ServerGone, Waiter, Watch, kill
 from sandlot.jail.wire import SlotConfig
+from sandlot.jail.zygotes import Zygote, box_request, rlimits, run_request
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -43,8 +40,6 @@ JAIL_PIDS = 4
 SWEEP_GRACE = 0.2
 SWEEP_DEADLINE = 5.0
 
-ZYGOTE = str(Path(__file__).with_name("zygote.py"))
-
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
@@ -52,55 +47,6 @@ def _prctl(option: int, arg: int) -> None:
     if _libc.prctl(option, arg, 0, 0, 0) != 0:
         err = ctypes.get_errno()
         raise OSError(err, os.strerror(err))
-
-
-class Zygote:
-    """A root helper (zygote.py) that builds boxes with mount syscalls, one ahead of its run."""
-
-    def __init__(self, interpreter: str, bpf: bytes) -> None:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.proc = subprocess.Popen(
-            [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno())],
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            env={},
-        )
-        theirs.close()
-        self.pid = self.proc.pid
-        self.sock = ours
-        self.sock.send(bpf)
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def prepare(self, box: dict[str, object]) -> None:
-        """Have the next box built now, while this slot waits for its next run."""
-        self.sock.send(json.dumps({"prepare": box}).encode())
-
-    def start(self, request: dict[str, object], fds: tuple[int, ...]) -> int:
-        """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)."""
-        socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
-        message, pidfds, _, _ = socket.recv_fds(self.sock, 4096, 1)
-        if not message or len(pidfds) != 1 or "pid" not in json.loads(message):
-            for fd in pidfds:
-                os.close(fd)
-            raise OSError("the zygote did not start the run")
-        return pidfds[0]
-
-    def status(self) -> int:
-        return int(self._recv()["status"])
-
-    def _recv(self) -> dict[str, int]:
-        message = self.sock.recv(4096)
-        if not message:
-            raise OSError("the zygote exited")
-        return json.loads(message)
-
-    def stop(self) -> None:
-        self.sock.close()
-        self.proc.kill()
-        self.proc.wait()
 
 
 class Spawner:
@@ -233,24 +179,11 @@ class Spawner:
         return self.zygote
 
     def _box(self, spec: RunSpec) -> dict[str, object]:
-        cfg = self.config
-        return {
-            "root": cfg.layout.root_dir,
-            "plan": bwrap.plan(cfg.layout, spec),
-            "uid": cfg.uid,
-            "hostname": bwrap.HOSTNAME,
-        }
+        return box_request(self.config.layout, self.config.uid, spec)
 
     def _start_zygote(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
         """Have the zygote start the run in a box; the pidfd comes from the zygote, which reaps."""
-        script = spec.warm and spec.argv[0] == self.config.zygote_python
-        run = {
-            "cwd": bwrap.BOX_WORKDIR,
-            "env": bwrap.environment(spec),
-            "argv": spec.argv[1:] if script else spec.argv,
-            "script": script,
-            "rlimits": rlimits(spec.limits),
-        }
+        run = run_request(spec, script=spec.warm and spec.argv[0] == self.config.zygote_python)
         zygote = self._zygote()
         try:
             return zygote.start({"box": self._box(spec), "run": run}, ends), zygote.status
@@ -358,25 +291,6 @@ class Spawner:
             self.chan.send(reply)
             if isinstance(reply, wire.Failed) and reply.fatal:
                 return
-
-
-def rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
-    """The rlimits of a box, never above the spawner's own hard limits (raising one needs
-    CAP_SYS_RESOURCE, which root may lack in a container)."""
-    cpu = max(1, math.ceil(limits.cpu_time))
-    wanted = {
-        "RLIMIT_CPU": (cpu, cpu + 1),  # soft < hard: SIGXCPU first, so the verdict is clear
-        "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
-        "RLIMIT_FSIZE": (limits.file_size, limits.file_size),
-        "RLIMIT_CORE": (0, 0),
-    }
-    out = {}
-    for name, (soft, hard) in wanted.items():
-        _, ceiling = resource.getrlimit(getattr(resource, name))
-        if ceiling != resource.RLIM_INFINITY:
-            hard = min(hard, ceiling)
-        out[name] = (min(soft, hard), hard)
-    return out
 
 
 def _close_all_but(keep: set[int]) -> None:

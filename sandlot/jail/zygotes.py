@@ -1,0 +1,111 @@
+"""The spawner's side of a zygote (zygote.py): starting one, and the requests it understands.
+
+A zygote is a root helper, stdlib only, that builds boxes with mount syscalls from a plan and
+starts a program in one: a slot's spawner keeps one to build each run's box ahead; a live box
+(a session) has one of its own. Requests are JSON (see zygote.py's protocol).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import resource
+import socket
+import subprocess
+from pathlib import Path
+
+from sandlot.jail import bwrap
+from sandlot.jail.bwrap import BoxLayout
+from sandlot.jail.spec import Limits, RunSpec
+
+ZYGOTE = str(Path(__file__).with_name("zygote.py"))
+
+
+class Zygote:
+    """A root helper (zygote.py) that builds boxes with mount syscalls, one ahead of its run."""
+
+    def __init__(self, interpreter: str, bpf: bytes) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc = subprocess.Popen(
+            [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            env={},
+        )
+        theirs.close()
+        self.pid = self.proc.pid
+        self.sock = ours
+        self.sock.send(bpf)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def prepare(self, box: dict[str, object]) -> None:
+        """Have the next box built now, while this slot waits for its next run."""
+        self.sock.send(json.dumps({"prepare": box}).encode())
+
+    def start(self, request: dict[str, object], fds: tuple[int, ...]) -> int:
+        """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)."""
+        socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
+        message, pidfds, _, _ = socket.recv_fds(self.sock, 4096, 1)
+        if not message or len(pidfds) != 1 or "pid" not in json.loads(message):
+            for fd in pidfds:
+                os.close(fd)
+            raise OSError("the zygote did not start the run")
+        return pidfds[0]
+
+    def status(self) -> int:
+        return int(self._recv()["status"])
+
+    def _recv(self) -> dict[str, int]:
+        message = self.sock.recv(4096)
+        if not message:
+            raise OSError("the zygote exited")
+        return json.loads(message)
+
+    def stop(self) -> None:
+        self.sock.close()
+        self.proc.kill()
+        self.proc.wait()
+
+
+def box_request(layout: BoxLayout, uid: int, spec: RunSpec) -> dict[str, object]:
+    """What the zygote builds for a run: the mount plan, in a root of its own, for a uid."""
+    return {
+        "root": layout.root_dir,
+        "plan": bwrap.plan(layout, spec),
+        "uid": uid,
+        "hostname": bwrap.HOSTNAME,
+    }
+
+
+def run_request(spec: RunSpec, script: bool) -> dict[str, object]:
+    """How the zygote starts the program in its box (`script`: in its own warm interpreter)."""
+    return {
+        "cwd": bwrap.BOX_WORKDIR,
+        "env": bwrap.environment(spec),
+        "argv": spec.argv[1:] if script else spec.argv,
+        "script": script,
+        "rlimits": rlimits(spec.limits),
+    }
+
+
+def rlimits(limits: Limits) -> dict[str, tuple[int, int]]:
+    """The rlimits of a box, never above the spawner's own hard limits (raising one needs
+    CAP_SYS_RESOURCE, which root may lack in a container)."""
+    cpu = max(1, math.ceil(limits.cpu_time))
+    wanted = {
+        "RLIMIT_CPU": (cpu, cpu + 1),  # soft < hard: SIGXCPU first, so the verdict is clear
+        "RLIMIT_NOFILE": (limits.open_files, limits.open_files),
+        "RLIMIT_FSIZE": (limits.file_size, limits.file_size),
+        "RLIMIT_CORE": (0, 0),
+    }
+    out = {}
+    for name, (soft, hard) in wanted.items():
+        _, ceiling = resource.getrlimit(getattr(resource, name))
+        if ceiling != resource.RLIM_INFINITY:
+            hard = min(hard, ceiling)
+        out[name] = (min(soft, hard), hard)
+    return out

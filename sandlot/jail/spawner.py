@@ -33,6 +33,7 @@ from sandlot.jail.wire import SlotConfig
 from sandlot.jail.zygotes import Zygote, box_request, rlimits, run_request
 
 PR_SET_PDEATHSIG = 1
+PR_SET_NAME = 15
 PR_SET_CHILD_SUBREAPER = 36
 # Processes a run needs beyond the program's own: the spawner and, per path, bwrap and its
 # init, or the zygote and the box's init.
@@ -49,6 +50,21 @@ def _prctl(option: int, arg: int) -> None:
         raise OSError(err, os.strerror(err))
 
 
+class Stages:
+    """Wall time per stage of one run, and what the zygote says its box cost in CPU, for the
+    cost breakdown (bench/breakdown.py)."""
+
+    def __init__(self) -> None:
+        self.stages: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages[name] = now - self._last
+        self._last = now
+
+
 class Spawner:
     def __init__(self, config: SlotConfig, chan: wire.Channel, cgroup: SlotCgroup) -> None:
         self.config = config
@@ -60,14 +76,19 @@ class Spawner:
 
     def run(self, spec: RunSpec) -> Outcome:
         cfg = self.config
+        clock = Stages()
         self._wipe()
         try:
             workdir.write_files(cfg.layout.workdir, spec.files, cfg.uid, cfg.gid)
-            outcome = self._run_box(spec)
+            clock.lap("files")
+            outcome = self._run_box(spec, clock)
         finally:
             self._wipe()
+        clock.lap("wipe")
         if cfg.boxes == "zygote":  # nothing else runs in this slot: a box may wait
             self._prepare_next(spec)
+        clock.lap("prepare")
+        outcome.stages = {**clock.stages, **{f"cpu_{k}": v for k, v in clock.cpu.items()}}
         return outcome
 
     def _wipe(self) -> None:
@@ -96,13 +117,14 @@ class Spawner:
             return f"the work dir {self.config.layout.workdir} is not mounted"
         return None
 
-    def _run_box(self, spec: RunSpec) -> Outcome:
+    def _run_box(self, spec: RunSpec, clock: Stages) -> Outcome:
         cfg, limits = self.config, spec.limits
         cg = self.cgroup
         before = cg.read()
         cg.set_limits(memory=before.memory_usage + limits.memory, pids=limits.pids + JAIL_PIDS)
         cg.reset_peak()
         own_cpu = resource.getrusage(resource.RUSAGE_SELF)
+        clock.lap("limits")
 
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -111,13 +133,16 @@ class Spawner:
         ends = (in_r, out_w, err_w, setup_w)
         try:
             start = self._start_zygote if self._zygote_builds(spec) else self._start_bwrap
-            pidfd, wait_status = start(spec, ends)
+            pidfd, wait_status, cost = start(spec, ends)
         finally:
             for fd in ends:
                 os.close(fd)
+        clock.lap("start")
+        clock.cpu.update(cost)
         started = time.monotonic()
         failure = _read_all(setup_r)
         os.close(setup_r)
+        clock.lap("setup")
         if failure:
             kill(pidfd)
             wait_status()
@@ -139,7 +164,9 @@ class Spawner:
             for fd in (out_r, err_r, pidfd):
                 os.close(fd)
         outcome.wall_time = time.monotonic() - started
+        clock.lap("run")
         self._sweep()
+        clock.lap("sweep")
         after = cg.read()
         own_after = resource.getrusage(resource.RUSAGE_SELF)
         own_ns = int(
@@ -153,11 +180,13 @@ class Spawner:
                 outcome.limit = Limit.MEMORY
             elif outcome.signal == signal.SIGXCPU:
                 outcome.limit = Limit.CPU_TIME
+        clock.lap("account")
         if spec.fetch:
             outcome.files = workdir.read_back(cfg.layout.workdir, spec.fetch, cfg.fetch_budget)
+            clock.lap("fetch")
         return outcome
 
-    def _start_bwrap(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
+    def _start_bwrap(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter, dict]:
         """Fork and exec bwrap; returns a pidfd of the box's top process and how to wait for it."""
         sc_fd = filter_fd(self.config.seccomp)
         argv = bwrap.command(self.config.layout, spec, sc_fd)
@@ -165,7 +194,7 @@ class Spawner:
         if pid == 0:  # pragma: no cover - the child execs or exits
             self._child(argv, ends, sc_fd, spec.limits)
         os.close(sc_fd)
-        return os.pidfd_open(pid), lambda: os.waitpid(pid, 0)[1]
+        return os.pidfd_open(pid), lambda: os.waitpid(pid, 0)[1], {}
 
     def _zygote_builds(self, spec: RunSpec) -> bool:
         return self.config.boxes == "zygote" or (
@@ -181,12 +210,13 @@ class Spawner:
     def _box(self, spec: RunSpec) -> dict[str, object]:
         return box_request(self.config.layout, self.config.uid, spec)
 
-    def _start_zygote(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter]:
+    def _start_zygote(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter, dict]:
         """Have the zygote start the run in a box; the pidfd comes from the zygote, which reaps."""
         run = run_request(spec, script=spec.warm and spec.argv[0] == self.config.zygote_python)
         zygote = self._zygote()
         try:
-            return zygote.start({"box": self._box(spec), "run": run}, ends), zygote.status
+            pidfd, cost = zygote.start({"box": self._box(spec), "run": run}, ends)
+            return pidfd, zygote.status, cost
         except (OSError, ValueError, KeyError) as exc:
             self._drop_zygote()
             raise JailError(f"the zygote failed: {exc}") from exc
@@ -339,6 +369,7 @@ def main() -> None:
     if not isinstance(start, wire.Start):
         return
     config = start.config
+    _libc.prctl(PR_SET_NAME, b"sandlot-spawner", 0, 0, 0)  # for ps and top
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     cgroup = open_slot(config.cgroup.version, config.cgroup.dirs)

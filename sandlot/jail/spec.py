@@ -82,6 +82,7 @@ class Outcome:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     files: dict[str, bytes] = field(default_factory=dict)
+    stages: dict[str, float] = field(default_factory=dict)  # seconds per stage of the jail's work
 
     @property
     def ok(self) -> bool:

@@ -44,7 +44,7 @@ CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x08000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NAME, PR_CAPBSET_DROP = 1, 4, 15, 24
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 22, 38, 2
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}[platform.machine()]
@@ -71,6 +71,11 @@ def check(result, what):
 
 def prctl(option, arg=0):
     check(libc.prctl(option, ctypes.c_ulong(arg), 0, 0, 0), f"prctl({option})")
+
+
+def set_comm(comm):
+    """What ps and top call this process (until an exec renames it)."""
+    libc.prctl(PR_SET_NAME, comm, 0, 0, 0)
 
 
 def mount(source, target, fstype, flags, data=None):
@@ -205,14 +210,16 @@ def exit_code(status):
 def box_init(box, chan, bpf):
     """pid 1 of the box's pid namespace: build the box, start the run's process, reap."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    set_comm(b"sandlot-init")
     check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP),
           "unshare")  # fmt: skip
     build_box(box["root"], box["plan"], box["uid"])
     socket.sethostname(box["hostname"])
     loopback_up()
+    built = cpu_seconds()
     pid = os.fork()
     if pid == 0:
-        box_run(box, chan, bpf)
+        box_run(box, chan, bpf, built)
     chan.close()
     drop_to(box["uid"])
     prctl(PR_SET_DUMPABLE, 0)
@@ -222,8 +229,14 @@ def box_init(box, chan, bpf):
             os._exit(exit_code(status))
 
 
-def box_run(box, chan, bpf):
+def cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def box_run(box, chan, bpf, init_cpu):
     """The run's process: unprivileged, filtered, waiting for its run; then the program."""
+    set_comm(b"sandlot-run")
     os.setsid()
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the run, never the zygote or spawner sharing its cgroup, is the victim
@@ -238,7 +251,8 @@ def box_run(box, chan, bpf):
     buf = ctypes.create_string_buffer(bpf, len(bpf))
     prog = SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
-    chan.send(b"ready")
+    # What building the box cost, for the cost breakdown: the init's CPU, and this process's.
+    chan.send(b"ready" + json.dumps({"init": init_cpu, "run": cpu_seconds()}).encode())
     msg, fds, _, _ = socket.recv_fds(chan, 1 << 20, 4)
     chan.close()
     if len(fds) != 4:
@@ -366,7 +380,7 @@ class Box:
 
     def start(self, run, fds, ready):
         """Hand the run to C, or to a box that failed the reason, which the spawner reports."""
-        if ready == b"ready":
+        if ready.startswith(b"ready"):
             socket.send_fds(self.chan, [json.dumps(run).encode()], fds)
         else:
             os.write(fds[3], ready or b"the box ended before it was ready")
@@ -406,7 +420,8 @@ def serve(sock):
         this.start(req["run"], fds, ready)
         for fd in fds:
             os.close(fd)
-        socket.send_fds(sock, [json.dumps({"pid": this.pid}).encode()], [pidfd])
+        cost = json.loads(ready[5:]) if ready.startswith(b"ready") else {}
+        socket.send_fds(sock, [json.dumps({"pid": this.pid, "cpu": cost}).encode()], [pidfd])
         os.close(pidfd)
         _, status = os.waitpid(this.pid, 0)
         sock.send(json.dumps({"status": status}).encode())
@@ -414,6 +429,7 @@ def serve(sock):
 
 def main():
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the spawner is single-threaded: this is reliable
+    set_comm(b"sandlot-zygote")
     sock = socket.socket(fileno=int(sys.argv[1]))
     if stat.S_ISSOCK(os.fstat(sock.fileno()).st_mode):
         serve(sock)

@@ -46,15 +46,17 @@ class Zygote:
         """Have the next box built now, while this slot waits for its next run."""
         self.sock.send(json.dumps({"prepare": box}).encode())
 
-    def start(self, request: dict[str, object], fds: tuple[int, ...]) -> int:
-        """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)."""
+    def start(self, request: dict[str, object], fds: tuple[int, ...]) -> tuple[int, dict]:
+        """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)
+        and the CPU seconds its box cost to build (`init`, `run`; none if it failed)."""
         socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
         message, pidfds, _, _ = socket.recv_fds(self.sock, 4096, 1)
-        if not message or len(pidfds) != 1 or "pid" not in json.loads(message):
+        reply = json.loads(message) if message else {}
+        if len(pidfds) != 1 or "pid" not in reply:
             for fd in pidfds:
                 os.close(fd)
             raise OSError("the zygote did not start the run")
-        return pidfds[0]
+        return pidfds[0], reply.get("cpu", {})
 
     def status(self) -> int:
         return int(self._recv()["status"])

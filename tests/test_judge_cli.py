@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT, STATE_ROOT, UID_BASE, Server
+from tests.conftest import ROOT, STATE_ROOT, UID_BASE, Server
 
 GOOD = "    return [x for x in strings if substring in x]\n"
 BAD = "    return strings\n"

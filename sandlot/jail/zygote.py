@@ -118,6 +118,7 @@ def proc(dst):
 
 
 def dev(dst):
+    """The box's /dev, all but its devpts (a new instance per box, see devpts)."""
     os.makedirs(dst, mode=0o755, exist_ok=True)
     mount("tmpfs", dst, "tmpfs", MS_NOSUID, "mode=0755,size=64k")
     for name in DEVICES:
@@ -127,11 +128,25 @@ def dev(dst):
                          ("ptmx", "pts/ptmx")):  # fmt: skip
         os.symlink(target, os.path.join(dst, link))
     os.makedirs(os.path.join(dst, "pts"))
-    mount("devpts", os.path.join(dst, "pts"), "devpts", MS_NOSUID | MS_NOEXEC,
+
+
+def devpts(dev_dir):
+    mount("devpts", os.path.join(dev_dir, "pts"), "devpts", MS_NOSUID | MS_NOEXEC,
           "newinstance,ptmxmode=0666,mode=620")  # fmt: skip
 
 
-def build_box(root, steps, uid):
+# Steps whose mounts belong to one box only: a fresh /proc for its pid namespace, and fresh
+# tmpfs for /tmp and /dev/shm. Every other step is read-only or wiped between runs (the work
+# dir), so it is built once, in a template, and copied into each box.
+PER_BOX = ("proc", "tmpfs")
+
+
+def build_template(root, steps):
+    """In a new mount namespace: the box's read-only tree mounted at root, pivoted into.
+
+    Mount points of the per-box steps are made here, as the tree turns read-only at the end.
+    """
+    check(libc.unshare(CLONE_NEWNS), "unshare")
     mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing of what follows reaches the host
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     for kind, *args in steps:
@@ -139,10 +154,8 @@ def build_box(root, steps, uid):
             bind(args[0], root + args[1], read_only=kind == "ro-bind")
         elif kind == "symlink":
             os.symlink(args[0], root + args[1])
-        elif kind == "tmpfs":
-            tmpfs(root + args[0], args[1], uid)
-        elif kind == "proc":
-            proc(root + args[0])
+        elif kind in PER_BOX:
+            os.makedirs(root + args[0], mode=0o755, exist_ok=True)
         elif kind == "dev":
             dev(root + args[0])
         elif kind == "remount-ro":
@@ -154,6 +167,77 @@ def build_box(root, steps, uid):
     check(libc.syscall(SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
     check(libc.umount2(b".", MNT_DETACH), "umount old root")
     os.chdir("/")
+
+
+def build_box(template, steps, uid):
+    """A copy of the template's tree in a namespace of the box's own, plus its per-box mounts."""
+    check(libc.setns(template, CLONE_NEWNS), "setns")
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP),
+          "unshare")  # fmt: skip
+    for kind, *args in steps:
+        if kind == "tmpfs":
+            tmpfs(args[0], args[1], uid)
+        elif kind == "proc":
+            proc(args[0])
+        elif kind == "dev":
+            devpts(args[0])
+    os.chdir("/")
+
+
+class Template:
+    """A mount namespace holding a box's read-only tree, built once per plan and kept by a
+    descriptor; every box of that plan starts as a copy of it (a handful of mounts) instead of
+    a copy of the host's whole tree with two dozen mounts of its own on top."""
+
+    def __init__(self, box):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                build_template(box["root"], box["plan"])
+                os.close(w)  # built: EOF
+                signal.pause()  # until the zygote holds the namespace and kills us
+            except BaseException as exc:
+                os.write(w, f"{type(exc).__name__}: {exc}".encode())
+            os._exit(SETUP_FAILED)
+        os.close(w)
+        failure = read_all(r)
+        try:
+            if failure:
+                raise OSError(f"the box's template: {failure.decode(errors='replace')}")
+            self.fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+    def close(self):
+        os.close(self.fd)
+
+
+def read_all(fd):
+    chunks = []
+    while chunk := os.read(fd, 4096):
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
+class Templates:
+    """The templates of the plans a slot's runs ask for, the least recently used dropped."""
+
+    KEEP = 8
+
+    def __init__(self):
+        self.by_key = {}
+
+    def get(self, box):
+        key = json.dumps([box["root"], box["plan"]])
+        template = self.by_key.pop(key, None) or Template(box)
+        self.by_key[key] = template  # now the most recent
+        while len(self.by_key) > self.KEEP:
+            self.by_key.pop(next(iter(self.by_key))).close()
+        return template.fd
 
 
 def loopback_up():
@@ -207,13 +291,12 @@ def exit_code(status):
 # -- the two processes of a box ----------------------------------------------------------------
 
 
-def box_init(box, chan, bpf):
+def box_init(box, template, chan, bpf):
     """pid 1 of the box's pid namespace: build the box, start the run's process, reap."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     set_comm(b"sandlot-init")
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP),
-          "unshare")  # fmt: skip
-    build_box(box["root"], box["plan"], box["uid"])
+    build_box(template, box["plan"], box["uid"])
+    os.close(template)  # the run inherits nothing of the zygote's
     socket.sethostname(box["hostname"])
     loopback_up()
     built = cpu_seconds()
@@ -292,7 +375,8 @@ def run_script(argv):
     import types
 
     sys.dont_write_bytecode = True
-    site.main()  # the runtime's site-packages, processed as the sandbox user
+    if not WARM["site"]:
+        site.main()  # the runtime's site-packages, processed as the sandbox user
     script = os.path.abspath(argv[0])
     sys.argv = list(argv)
     sys.path[0:0] = [os.path.dirname(script)]
@@ -350,7 +434,7 @@ class Box:
     """A box being built or built, waiting for its run: its init's pid and our end of the
     channel to its run process."""
 
-    def __init__(self, box, bpf):
+    def __init__(self, box, template, bpf):
         self.key = json.dumps(box, sort_keys=True)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # For our next child only (our own pid namespace stays): it is pid 1 of a new one.
@@ -359,13 +443,12 @@ class Box:
         if self.pid:  # children to come land in our own namespace again, until the next box
             check(libc.setns(OWN_PID_NS, CLONE_NEWPID), "setns")
         if self.pid == 0:
-            # Nothing of the zygote's but the channel: not its socket, nor a run's stdio it
-            # has just received (the box may be built while a run's request waits).
-            keep = theirs.fileno()
-            os.closerange(3, keep)
-            os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+            # Nothing of the zygote's but the channel and the template: not its socket, nor a
+            # run's stdio it has just received (the box may be built while a run's request
+            # waits); the template is closed once the box's namespace is made from it.
+            close_all_but({0, 1, 2, theirs.fileno(), template})
             try:
-                box_init(box, theirs, bpf)
+                box_init(box, template, theirs, bpf)
             except BaseException as exc:
                 try:
                     theirs.send(f"{type(exc).__name__}: {exc}".encode())
@@ -392,8 +475,18 @@ class Box:
         self.chan.close()
 
 
+def close_all_but(keep):
+    low = 0
+    for fd in sorted(keep):
+        if fd > low:  # an empty range is not a no-op: closerange(0, 0) closes every fd
+            os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+
+
 def serve(sock):
     bpf = sock.recv(1 << 16)
+    templates = Templates()
     ahead = None
     while True:
         msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
@@ -405,14 +498,14 @@ def serve(sock):
             ahead.discard()
             ahead = None
         if ahead is None:
-            ahead = Box(box, bpf)
+            ahead = Box(box, templates.get(box), bpf)
         if "prepare" in req:
             continue
         this, ahead = ahead, None
         ready = this.ready()
         if not ready:  # killed while it waited (never by a run: it had none yet): once more
             this.discard()
-            this = Box(box, bpf)
+            this = Box(box, templates.get(box), bpf)
             ready = this.ready()
         # A pidfd, opened while the init is our unreaped child, is the spawner's handle on the
         # box: it can wait for the exit and kill without ever racing a reused pid.
@@ -427,9 +520,52 @@ def serve(sock):
         sock.send(json.dumps({"status": status}).encode())
 
 
+# Modules of the standard library that benchmark and RL programs import most (typing alone
+# costs more than a whole `print(1)`): imported once here, every warm run starts with them.
+PRELOAD = ("typing", "re", "collections", "math", "itertools", "functools", "heapq", "bisect",
+           "string", "random", "copy", "json", "enum", "datetime", "operator", "fractions",
+           "decimal", "statistics", "hashlib", "dataclasses", "abc", "io", "array")  # fmt: skip
+WARM = {"site": False}
+
+
+def root_only(path):
+    """Whether nobody but root can change path or any directory above it."""
+    while True:
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return True  # nothing there to load
+        if st.st_uid != 0 or st.st_mode & 0o022:
+            return False
+        if path == "/":
+            return True
+        path = os.path.dirname(path)
+
+
+def warm_up():
+    """Do here, once, as root, what every warm run would otherwise do for itself: process the
+    runtime's site-packages (only if nobody but root can change them, since their .pth files
+    run code) and import the modules of PRELOAD. Each run is a fork: what one changes, no other
+    sees; `random` reseeds itself in every fork."""
+    import gc
+    import importlib
+    import site
+    import sysconfig
+
+    places = [*site.getsitepackages(), sysconfig.get_paths()["stdlib"]]
+    if all(root_only(place) for place in places):
+        site.main()
+        WARM["site"] = True
+        for module in PRELOAD:
+            importlib.import_module(module)
+    gc.collect()
+    gc.freeze()  # what a fork inherits is never scanned again, so its pages stay shared
+
+
 def main():
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the spawner is single-threaded: this is reliable
     set_comm(b"sandlot-zygote")
+    warm_up()
     sock = socket.socket(fileno=int(sys.argv[1]))
     if stat.S_ISSOCK(os.fstat(sock.fileno()).st_mode):
         serve(sock)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import json
 import math
 import os
 import socket
@@ -241,3 +242,61 @@ def test_a_run_whose_processes_survive_breaks_the_slot_until_they_are_gone(jail)
         frozen.rmdir()
     assert jail.run(1, RunSpec(argv=("/bin/echo", "back"))).stdout == b"back\n"
     assert jail.problem is None
+
+
+NET_LEAVER = """
+import socket, os
+servers = []
+for family, addr in ((socket.AF_INET, ("127.0.0.1", 5555)), (socket.AF_INET6, ("::1", 5555))):
+    srv = socket.socket(family)
+    srv.bind(addr)
+    srv.listen()
+    cli = socket.create_connection(addr[:2])
+    conn, _ = srv.accept()
+    conn.sendall(b"x" * 100000)
+    conn.close()  # the server side closes first: its port would sit in TIME_WAIT
+    cli.recv(1 << 20)
+    cli.close()
+    servers.append(srv)  # and one left listening when the run ends
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+udp.bind(("127.0.0.1", 5556))
+abstract = socket.socket(socket.AF_UNIX)
+abstract.bind("\\0sandlot-probe")
+abstract.listen()
+print("left")
+"""
+
+NET_LOOKER = """
+import json, socket
+tables = {name: open(f"/proc/net/{name}").read().splitlines()[1:]
+          for name in ("tcp", "tcp6", "udp", "udp6", "unix", "raw", "raw6")}
+binds = {}
+for family, kind, addr in ((socket.AF_INET, socket.SOCK_STREAM, ("127.0.0.1", 5555)),
+                           (socket.AF_INET6, socket.SOCK_STREAM, ("::1", 5555)),
+                           (socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", 5556)),
+                           (socket.AF_UNIX, socket.SOCK_STREAM, "\\0sandlot-probe")):
+    s = socket.socket(family, kind)  # no SO_REUSEADDR: a TIME_WAIT entry would refuse it
+    try:
+        s.bind(addr)
+        binds[str(addr)] = "ok"
+    except OSError as e:
+        binds[str(addr)] = str(e)
+print(json.dumps({"tables": tables, "binds": binds, "host": socket.gethostname()}))
+"""
+
+
+def test_a_shared_network_namespace_keeps_nothing_of_the_last_run():
+    """With share_netns, a slot's runs share one loopback-only network namespace: no socket,
+    port, TIME_WAIT entry or abstract name of one run is there for the next."""
+    config = JailConfig(slots=1, uid_base=64100, state_dir=STATE + "-net", share_netns=True)
+    with Jail(config) as jail:
+        look = RunSpec(argv=("/usr/bin/python3", "-c", NET_LOOKER))
+        fresh = json.loads(jail.run(0, look).stdout)
+        left = jail.run(0, RunSpec(argv=("/usr/bin/python3", "-c", NET_LEAVER)))
+        assert left.stdout == b"left\n", left
+        after = json.loads(jail.run(0, look).stdout)
+    assert fresh["tables"] == {name: [] for name in fresh["tables"]}, fresh
+    assert after == fresh, "state of one run was there for the next"
+    assert set(after["binds"].values()) == {"ok"}, after["binds"]
+    assert after["host"] == "sandlot"
+    Path(STATE + "-net").rmdir()

@@ -46,6 +46,10 @@ class JailConfig:
     bwrap: str = "/usr/bin/bwrap"
     boxes: str = "zygote"  # who builds boxes: "zygote" (one ahead of each run) or "bwrap"
     zygote_python: str = sys.executable  # the zygote's interpreter: warm Python scripts run on it
+    # A slot's zygote-built boxes join one network (loopback only), UTS and cgroup namespace
+    # instead of making their own: ~2 ms of CPU less per run; what crosses from one run to the
+    # next is the loopback interface's and TCP/IP's counters (see the README).
+    share_netns: bool = False
 
 
 class _Slot:
@@ -208,6 +212,7 @@ class Jail:
                     workdir_options=options,
                     boxes=cfg.boxes,
                     zygote_python=cfg.zygote_python,
+                    share_netns=cfg.share_netns,
                 ),
                 cgroup,
             )

@@ -208,7 +208,9 @@ class Spawner:
         return self.zygote
 
     def _box(self, spec: RunSpec) -> dict[str, object]:
-        return box_request(self.config.layout, self.config.uid, spec)
+        # One box at a time in a slot: its boxes may share a network namespace.
+        cfg = self.config
+        return box_request(cfg.layout, cfg.uid, spec, share=cfg.share_netns)
 
     def _start_zygote(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter, dict]:
         """Have the zygote start the run in a box; the pidfd comes from the zygote, which reaps."""

@@ -73,13 +73,20 @@ class Zygote:
         self.proc.wait()
 
 
-def box_request(layout: BoxLayout, uid: int, spec: RunSpec) -> dict[str, object]:
-    """What the zygote builds for a run: the mount plan, in a root of its own, for a uid."""
+def box_request(
+    layout: BoxLayout, uid: int, spec: RunSpec, share: bool = False
+) -> dict[str, object]:
+    """What the zygote builds for a run: the mount plan, in a root of its own, for a uid.
+
+    `share`: the box joins the network, UTS and cgroup namespaces the zygote keeps for its
+    boxes, which saves a network namespace per box; only for boxes that never run at the same
+    time as another of that zygote's (a slot's runs)."""
     return {
         "root": layout.root_dir,
         "plan": bwrap.plan(layout, spec),
         "uid": uid,
         "hostname": bwrap.HOSTNAME,
+        "share": share,
     }
 
 

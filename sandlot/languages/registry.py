@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from sandlot.errors import UnknownLanguage
 
@@ -79,6 +83,23 @@ class Language:
         ]
 
 
+def _stamp(row: Language, runtime: str) -> list:
+    """What a row's probe depends on: its version command's program and required paths."""
+    paths = [r.format(runtime=runtime) for r in row.requires]
+    if row.version:
+        program = row.argv(row.version, runtime, 1024)[0]
+        paths.append(shutil.which(program, path="/usr/bin:/bin") or program)
+    stamp = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            stamp.append([path])
+        else:
+            stamp.append([path, st.st_ino, st.st_size, st.st_mtime_ns])
+    return stamp
+
+
 @dataclass(slots=True)
 class Availability:
     available: bool
@@ -111,11 +132,49 @@ class Registry:
         return self.rows[key]
 
     def probe(self) -> dict[str, Availability]:
-        """Check every row's toolchain once (in parallel) and remember the versions."""
+        """Check every row's toolchain once (in parallel) and remember the versions.
+
+        A probe runs the toolchain (a JVM's takes a second), so results are kept in the runtime
+        dir, each with the identity (inode, size, mtime) of the files it depends on: a row is
+        probed again only when one of them changed (a package upgrade, `sandlot setup`).
+        """
+        cache = self._read_cache()
+        stamps = {name: _stamp(row, self.runtime) for name, row in self.rows.items()}
+        stale = [row for name, row in self.rows.items()
+                 if cache.get(name, {}).get("stamp") != stamps[name]]  # fmt: skip
         with ThreadPoolExecutor(max_workers=8) as pool:
-            results = pool.map(self._probe_one, self.rows.values())
-            self.status = dict(zip(self.rows, results, strict=True))
+            probed = pool.map(self._probe_one, stale)
+            fresh = dict(zip((r.name for r in stale), probed, strict=True))
+        self.status = {
+            name: fresh.get(name) or Availability(**cache[name]["status"]) for name in self.rows
+        }
+        # A probe that failed (a timeout on a busy machine, a crash) is tried again next time.
+        keep = {name: {"stamp": stamps[name], "status": asdict(status)}
+                for name, status in self.status.items()
+                if status.available or self.rows[name].missing(self.runtime)}  # fmt: skip
+        if fresh:
+            self._write_cache(keep)
         return self.status
+
+    def _cache_path(self) -> Path:
+        return Path(self.runtime) / ".probe-cache.json"
+
+    def _read_cache(self) -> dict:
+        try:
+            data = json.loads(self._cache_path().read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write_cache(self, data: dict) -> None:
+        path = self._cache_path()
+        try:
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as f:
+                json.dump(data, f)
+            os.chmod(f.name, 0o644)
+            os.replace(f.name, path)
+        except OSError:
+            pass  # not ours to write (no runtime dir, not root): probe again next time
 
     def _probe_one(self, row: Language) -> Availability:
         missing = row.missing(self.runtime)

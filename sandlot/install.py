@@ -75,8 +75,24 @@ module.exports = {
   modulePaths: [path.join(__dirname, "node_modules")],
   cacheDirectory: "/tmp/jest-cache",
   watchman: false,
+  testResultsProcessor: path.join(__dirname, "jest-report.js"),
 };
 """
+# jest's aggregated results, as SandboxFusion's jest-json-reporter writes them to
+# jest-report.json in the run's cwd (`testResults[].testFilePath` and `.testResults[]`, the shape
+# its clients parse; jest's own --json report has another). Written at once: jest may exit before
+# an asynchronous write ends.
+JEST_REPORTER = """\
+// Written by `sandlot setup`.
+const fs = require("fs");
+module.exports = (results) => {
+  fs.writeFileSync("jest-report.json", JSON.stringify(results));
+  return results;
+};
+"""
+# Files of ours beside node_modules, kept current on every run of setup (the stamp covers only
+# the npm packages).
+NODE_FILES = {"jest.config.js": JEST_CONFIG, "jest-report.js": JEST_REPORTER}
 STAMP = ".sandlot-stamp"
 CHECK_UID = 65534  # nobody: proves a runtime works for a uid that owns none of it
 PATH = "/usr/bin:/bin"
@@ -346,7 +362,7 @@ def ensure_npm(setup: Setup) -> str:
     wanted = sorted(set(before) | {pkg for row in setup.rows for pkg in row.npm})
     spec = "".join(f"{pkg}\n" for pkg in wanted)
     if stamp_matches(target, spec) and (target / "node_modules").is_dir():
-        return "ok (already present)"
+        return "ok (already present)" + write_node_files(target)
     setup.log(f"npm packages: installing {' '.join(wanted)} into {target} ...")
     prepare_runtime(setup)
     if shutil.which("npm", path=PATH) is None:  # Debian's nodejs comes without npm
@@ -358,7 +374,7 @@ def ensure_npm(setup: Setup) -> str:
     # others need none (esbuild's binary comes in its platform package).
     run(["npm", "install", "--no-audit", "--no-fund", "--no-update-notifier", "--ignore-scripts",
          "--omit=dev", *wanted], env={**os.environ, "PATH": PATH}, cwd=str(new))  # fmt: skip
-    (new / "jest.config.js").write_text(JEST_CONFIG)
+    write_node_files(new)
     make_world_readable(new)
     replace_dir(new, target)  # node_modules holds no absolute paths: it can move
     names = [pkg.rsplit("@", 1)[0] for pkg in wanted]
@@ -367,6 +383,20 @@ def ensure_npm(setup: Setup) -> str:
     run(as_nobody(["node", "-e", check]), env=env, cwd=str(target))
     write_stamp(target, spec)
     return f"installed {' '.join(wanted)} into {target}"
+
+
+def write_node_files(target: Path) -> str:
+    """NODE_FILES in `target`, each replaced (atomically) only when it differs."""
+    changed = []
+    for name, text in NODE_FILES.items():
+        path = target / name
+        if not path.exists() or path.read_text() != text:
+            new = path.with_name(f".{name}.new")
+            new.write_text(text)
+            os.chmod(new, 0o644)
+            os.replace(new, path)
+            changed.append(name)
+    return f"; updated {' '.join(changed)}" if changed else ""
 
 
 def ensure_cds(setup: Setup) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 
@@ -149,6 +150,14 @@ def test_jest_report(run, available, expected, failed):
     report = json.loads(base64.b64decode(out["files"]["jest-report.json"]))
     assert report["numTotalTests"] == 2
     assert report["numFailedTests"] == failed
+    # SandboxFusion's shape (jest-json-reporter's): suites with testFilePath and testResults
+    [suite] = report["testResults"]
+    assert suite["testFilePath"].endswith(".test.ts")
+    cases = {c["title"]: c for c in suite["testResults"]}
+    assert cases["small"]["status"] == "passed" and cases["small"]["ancestorTitles"] == ["add"]
+    assert cases["negative"]["fullName"] == "add negative"
+    assert (cases["negative"]["status"] == "failed") == bool(failed)
+    assert bool(cases["negative"]["failureMessages"]) == bool(failed)
 
 
 @pytest.mark.parametrize("expected,status", [("-3", "Success"), ("4", "Failed")])
@@ -156,7 +165,76 @@ def test_go_test_with_testify(run, available, expected, status):
     available("go_test")
     out = run(GO_TEST.replace("EXPECTED", expected), "go_test", compile_timeout=60)
     assert out["status"] == status, out
-    assert "TestAdd" in out["run_result"]["stdout"]
+    stdout = out["run_result"]["stdout"]
+    # what `go test FILE` prints: a pass is its `ok` line alone, a failure the test's output,
+    # then `FAIL` lines (SandboxFusion's users parse them)
+    if status == "Success":
+        assert re.fullmatch(r"ok  \tcommand-line-arguments\t\d+\.\d{3}s\n", stdout), stdout
+    else:
+        assert "--- FAIL: TestAdd" in stdout and "main_test.go:" in stdout, stdout
+        assert re.search(r"\nFAIL\tcommand-line-arguments\t\d+\.\d{3}s\nFAIL\n$", stdout), stdout
+        assert out["run_result"]["return_code"] == 1
+
+
+def test_go_test_as_go_test_runs_it(run, available):
+    # no tests: `ok` with go test's note; an os.Exit(0) inside a test: a failure, as go test's
+    # -test.paniconexit0 makes it (the test binary alone would exit 0)
+    available("go_test")
+    none = run("package main\n\nfunc helper() int { return 1 }\n", "go_test", compile_timeout=60)
+    assert none["status"] == "Success", none
+    assert none["run_result"]["stdout"].endswith("s [no tests to run]\n"), none
+    code = 'package main\n\nimport (\n\t"os"\n\t"testing"\n)\n\n'
+    code += "func TestA(t *testing.T) { os.Exit(0) }\n"
+    out = run(code, "go_test", compile_timeout=60)
+    assert out["status"] == "Failed", out
+    assert "unexpected call to os.Exit(0) during test" in out["run_result"]["stdout"]
+
+
+CS_IMPLICIT = """class P {
+    static async Task<int> Twice(int x) { await Task.Delay(1); return x * 2; }
+    static void Main() {
+        var xs = new List<int> { 3, 1, 2 };
+        Console.WriteLine(string.Join(",", xs.OrderBy(x => x)) + " " + Twice(21).Result);
+        Console.WriteLine(Path.GetExtension("a.txt") + " " + (typeof(HttpClient).Name)
+                          + " " + Interlocked.Increment(ref counter));
+    }
+    static int counter;
+}
+"""
+
+
+def test_csharp_has_the_implicit_usings_of_a_console_project(run, available):
+    # SandboxFusion's `dotnet new console` project has System, System.IO, System.Linq,
+    # System.Collections.Generic, System.Net.Http, System.Threading(.Tasks) in scope
+    available("csharp")
+    out = run(CS_IMPLICIT, "csharp", compile_timeout=60)
+    assert out["status"] == "Success", out
+    assert out["run_result"]["stdout"] == "1,2,3 42\n.txt HttpClient 1\n"
+    # the code's own usings repeat them: no error, no warning
+    again = run("using System;\nusing System.Linq;\n" + CS_IMPLICIT, "csharp", compile_timeout=60)
+    assert again["status"] == "Success", again
+    assert "CS0105" not in again["compile_result"]["stdout"] + again["compile_result"]["stderr"]
+
+
+def test_csharp_messages_keep_main_cs_lines(run, available):
+    available("csharp")
+    out = run('class P {\n  static void Main() {\n    int x = "s";\n  }\n}\n', "csharp",
+              compile_timeout=60)  # fmt: skip
+    assert out["status"] == "Failed"
+    said = out["compile_result"]["stdout"] + out["compile_result"]["stderr"]
+    assert "main.cs(3,13): error CS0029" in said, said
+
+
+def test_csharp_define_before_the_usings_still_compiles(run, available):
+    # #define must precede every token of a file: the usings go after the code's own
+    available("csharp")
+    code = (
+        "// a comment\n#define LOUD\n\n#undef QUIET\nclass P { static void Main() {\n"
+        '#if LOUD\n  Console.WriteLine("loud");\n#endif\n} }\n'
+    )
+    out = run(code, "csharp", compile_timeout=60)
+    assert out["status"] == "Success", out
+    assert out["run_result"]["stdout"] == "loud\n"
 
 
 @pytest.mark.parametrize("expected,status", [("-3", "Success"), ("4", "Failed")])

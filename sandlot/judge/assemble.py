@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sandlot.errors import InvalidRequest
-from sandlot.judge import braces, harnesses
+from sandlot.judge import braces, harnesses, reports
 from sandlot.judge.checkers import Checker
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
@@ -246,7 +246,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     program = Program(language, full, template, files=decode_assets(test.get("asset")),
                       run_timeout=p.get("run_timeout"), forbidden=forbidden,
                       fail_markers=markers, flag=nonce is not None,
-                      require_stdout=nonce)  # fmt: skip
+                      require_stdout=nonce, fetch=reports.fetch_for(resolved))  # fmt: skip
     return Assembled(ex, program)
 
 

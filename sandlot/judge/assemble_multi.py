@@ -8,7 +8,7 @@ import shlex
 import zipfile
 from pathlib import Path
 
-from sandlot.judge import braces, harnesses
+from sandlot.judge import braces, harnesses, reports
 from sandlot.judge.assemble import (
     CPP_HEADERS,
     Row,
@@ -199,7 +199,8 @@ def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
         first, text = tests_in_order[0]
         files.pop(first, None)
         text = re.sub(r"\bxtest\(", "test(", text)  # Exercism skips all but the first; run all
-        return Assembled(ex, Program("jest", text, text, files=files, run_timeout=60))
+        return Assembled(ex, Program("jest", text, text, files=files, run_timeout=60,
+                                     fetch=reports.fetch_for("jest")))  # fmt: skip
     if language in _NEEDS:
         path, package = _NEEDS[language]
         if not Path(path).exists():  # the jail sees the host's /usr

@@ -135,6 +135,8 @@ CLASS_FAMILIES = {
     "HumanEvalDeprecatedDataset": "humaneval", "MBPPDataset": "mbpp",
     "CruxEvalDataset": "cruxeval", "CommonOJDataset": "stdio", "MultiPLEDataset": "multiple",
     "AiderBenchmarkDataset": "insert", "MBXPDataset": "insert", "AutoEvalDataset": "insert",
+    # AutoEval's class aliases, which SandboxFusion's own jest test sends as dataset_type
+    "AutoEvalV4Dataset": "insert", "AutoEvalV5Dataset": "insert", "AutoEvalV6Dataset": "insert",
     "MHPPDataset": "mhpp", "NaturalCodeBenchDataset": "ncb", "PalMathDataset": "palmath",
     "LiveCodeBenchDataset": "lcb", "VerilogDataset": "verilog",
 }  # fmt: skip

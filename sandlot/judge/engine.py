@@ -15,7 +15,7 @@ from typing import Any
 
 from sandlot.errors import InvalidRequest, JailError, UnknownLanguage
 from sandlot.executor import CodeRequest, Execution, Executor
-from sandlot.judge import prompts
+from sandlot.judge import prompts, reports
 from sandlot.judge.checkers import TESTLIB, Checker
 from sandlot.judge.datasets import CLASS_FAMILIES, Datasets, DatasetSpec, row_id
 from sandlot.judge.families import FAMILIES
@@ -200,8 +200,12 @@ class Judge:
         if job.run_timeout is None:
             job.run_timeout = PROGRAM_TIMEOUT
         execution = await self._execute(
-            self._request(job.language, job.code, cfg, job, files=job.files)
+            self._request(job.language, job.code, cfg, job, files=job.files, fetch=job.fetch)
         )
+        if reports.JEST_REPORT in execution.files:
+            cases = reports.jest_cases(execution.files[reports.JEST_REPORT])
+            if cases is not None:
+                result.extra["jest_cases"] = cases
         verdict = of_execution(execution)
         why = _post_check(job, execution) if verdict is Verdict.ACCEPTED else None
         if why is not None:

@@ -39,6 +39,8 @@ class Program:
     forbidden: tuple[str, ...] = ()
     # Test libraries that report failures but exit 0 (racket's rackunit): these in stderr reject.
     fail_markers: tuple[bytes, ...] = ()
+    # Files the run leaves that the judge reads back (a test runner's report: reports.py).
+    fetch: tuple[str, ...] = ()
     # A pattern the program's stdout must contain (testbenches that always exit 0).
     require_stdout: bytes | None = None
     # Programs whose tests must run to their end: a nonce printed last must appear, so an early

@@ -16,6 +16,18 @@ plain `/run_code` would still "pass". Instead the compile step writes two files:
   the default listener by that one. It is read only when `Debug` or `Trace` is first used, so a
   program without them pays nothing; with them, the run costs what it cost already.
 
+Implicit usings: a `dotnet new console` project (SandboxFusion's) compiles with
+`<ImplicitUsings>enable</ImplicitUsings>`, so `System`, `System.IO`, `System.Linq`,
+`System.Collections.Generic`, `System.Net.Http`, `System.Threading` and
+`System.Threading.Tasks` are in scope in every file: `Console.WriteLine(1)` needs no
+`using System;`. mcs knows no `global using` (C# 10), so the compile step writes the program as
+`.sandlot_main.cs`: the code's leading blank, `//` comment, `#define` and `#undef` lines (which
+C# wants before the first token), then the seven usings, then `#line N "main.cs"` and the rest,
+so that every message still names main.cs at its own line. main.cs stays as it was sent. A
+using the code repeats is no error (CS0105 is a warning, silenced: .NET reports the repeat of a
+global using as hidden, too). `System.Net.Http` is a separate assembly in Mono
+(libmono-system-net-http4.0-cil): referenced, as .NET references it.
+
 `-r:System.Numerics.dll`: .NET references `BigInteger` by default (MultiPL-E's evaluator also
 passes it to the compiler); mcs does not. `-langversion:latest`: C# 7.2, the most mcs knows (its
 default is 7.0, without `default` literals); .NET 8 compiles C# 12, so answers using later
@@ -69,7 +81,22 @@ APP_CONFIG = f"""\
 """
 
 MCS_FLAGS = ("-optimize+", "-langversion:latest", "-d:DEBUG", "-d:TRACE", "-r:System.Numerics.dll",
-             "-out:main.exe")  # fmt: skip
+             "-r:System.Net.Http.dll", "-nowarn:105", "-out:main.exe")  # fmt: skip
+NET_HTTP = "/usr/lib/mono/4.5/System.Net.Http.dll"  # what -r:System.Net.Http.dll finds
+PROGRAM_FILE = ".sandlot_main.cs"
+IMPLICIT_USINGS = "".join(
+    f"using {ns};\n"
+    for ns in ("System", "System.IO", "System.Linq", "System.Collections.Generic",
+               "System.Net.Http", "System.Threading", "System.Threading.Tasks")
+)  # fmt: skip
+# The code as PROGRAM_FILE: its leading lines that must precede any token, the usings ($3), a
+# #line directive giving the rest its own numbers in main.cs, the rest.
+_WITH_USINGS = (
+    r"n=$(sed -n '/^[[:space:]]*\(\/\/.*\|#[[:space:]]*\(define\|undef\)\b.*\)\?$/!{=;q}' main.cs)"
+    r" && n=${n:-$(($(wc -l < main.cs) + 1))}"
+    r' && { head -n $((n - 1)) main.cs; printf "%s" "$3"; echo "#line $n \"main.cs\""; '
+    f"tail -n +$n main.cs; }} > {PROGRAM_FILE}"
+)
 
 
 def _literal(text: str) -> str:
@@ -77,11 +104,12 @@ def _literal(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-# The two files go in as the script's arguments, so no quoting of C# or XML in shell is needed.
+# The files go in as the script's arguments, so no quoting of C# or XML in shell is needed.
 COMPILE = (
     "/bin/sh", "-c",
-    f'printf "%s" "$1" > {LISTENER_FILE} && printf "%s" "$2" > main.exe.config && '
-    f"exec /usr/bin/mcs {' '.join(MCS_FLAGS)} {{src}} {LISTENER_FILE}",
-    "mcs", _literal(ASSERT_LISTENER), _literal(APP_CONFIG),
+    _literal(f'printf "%s" "$1" > {LISTENER_FILE} && printf "%s" "$2" > main.exe.config && '
+             f"{_WITH_USINGS} && exec /usr/bin/mcs {' '.join(MCS_FLAGS)} {PROGRAM_FILE} "
+             f"{LISTENER_FILE}"),
+    "mcs", _literal(ASSERT_LISTENER), _literal(APP_CONFIG), IMPLICIT_USINGS,
 )  # fmt: skip
 ARTIFACTS = ("main.exe", "main.exe.config")

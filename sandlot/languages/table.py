@@ -50,6 +50,21 @@ GO_ENV = {
     "GOFLAGS": "-buildvcs=false",
     "CGO_ENABLED": "0",
 }
+# The test binary run as `go test FILE` runs it (with its flags: an os.Exit(0) in a test fails),
+# printing what `go test` prints: on a pass only its `ok` line, on a failure the binary's output
+# (stdout and stderr, merged) then its `FAIL` lines; SandboxFusion's users parse these lines.
+GO_TEST_RUN = (
+    (
+        "s=$(date +%s%N); ./main.test -test.paniconexit0 -test.timeout=10m0s > .go-test.out 2>&1; "
+        "rc=$?; ms=$((($(date +%s%N) - s) / 1000000)); t=$(printf '%d.%03ds' $((ms / 1000)) "
+        "$((ms % 1000))); p=command-line-arguments; if [ $rc -eq 0 ]; then "
+        "grep -q '^testing: warning: no tests to run' .go-test.out && t=\"$t [no tests to run]\"; "
+        "printf 'ok  \\t%s\\t%s\\n' $p \"$t\"; else cat .go-test.out; "
+        "printf 'FAIL\\t%s\\t%s\\nFAIL\\n' $p \"$t\"; exit 1; fi"
+    )
+    .replace("{", "{{")
+    .replace("}", "}}")
+)
 # The public class of a Java file (JUnit tests are named after it), or Main.
 JAVA_CLASS = (
     "n=$(sed -n 's/^.*public[[:space:]][[:space:]]*\\(final[[:space:]][[:space:]]*\\|"
@@ -218,7 +233,7 @@ LANGUAGES: tuple[Language, ...] = (
             f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} test -c -o main.test .",
         ),
         artifacts=("main.test",),
-        run=("./main.test", "-test.v"),
+        run=("/bin/sh", "-c", GO_TEST_RUN),
         version=(GO, "version"),
         binds=("{runtime}/go", "{runtime}/go-cache"),
         env=GO_ENV,
@@ -289,8 +304,6 @@ LANGUAGES: tuple[Language, ...] = (
             "{runtime}/node/jest.config.js",
             "--ci",
             "--runInBand",
-            "--json",
-            "--outputFile=jest-report.json",
         ),
         version=("/usr/bin/node", f"{NODE_MODULES}/jest/bin/jest.js", "--version"),
         binds=("{runtime}/node",),
@@ -298,7 +311,8 @@ LANGUAGES: tuple[Language, ...] = (
         requires=("/usr/bin/node", f"{NODE_MODULES}/jest/bin/jest.js"),
         apt=("nodejs",),
         npm=JEST,
-        summary="jest on TypeScript or JavaScript tests; the JSON report is jest-report.json",
+        summary="jest on TypeScript or JavaScript tests; jest-report.json holds the results in "
+        "SandboxFusion's shape",
     ),
     Language(
         name="php",
@@ -435,10 +449,11 @@ LANGUAGES: tuple[Language, ...] = (
         run=("/usr/bin/mono", "--gc-params=max-heap-size={heap_mb}m", "main.exe"),
         version=("/usr/bin/mono", "--version"),
         binds=("/etc/mono",),
-        requires=("/usr/bin/mcs", "/usr/bin/mono"),
-        apt=("mono-mcs", "mono-runtime"),
+        requires=("/usr/bin/mcs", "/usr/bin/mono", csharp.NET_HTTP),
+        apt=("mono-mcs", "mono-runtime", "libmono-system-net-http4.0-cil"),
         summary="C# 7.2 by Mono's mcs and mono, a Debug build as SandboxFusion's `dotnet run` "
-        "(.NET is not in Debian): a failed Debug.Assert aborts",
+        "(.NET is not in Debian): implicit usings as a console project's; a failed "
+        "Debug.Assert aborts",
     ),
     Language(
         name="D_ut",

@@ -88,3 +88,15 @@ def test_jest_report_from_the_box_is_read_defensively() -> None:
     assert cases is not None and len(cases) == MAX_CASES
     assert cases[0] == {"passed": True, "full_name": None, "file": "t", "suite": "", "test": "t",
                         "failure_messages": []}  # fmt: skip
+
+
+def test_verilog_body_without_endmodule_is_a_compile_error(client: httpx.Client) -> None:
+    # as SandboxFusion: the body is not completed, so it does not compile
+    body = "\tassign out = sel ? b : a;\n"
+    bad = submit(client, dataset="verilogeval_human", id=0, config={},
+                 completion=f"```verilog\n{body}```")  # fmt: skip
+    assert bad["accepted"] is False
+    assert bad["extra"]["verdict"] == "compile_error", bad["extra"]
+    good = submit(client, dataset="verilogeval_human", id=0, config={},
+                  completion=f"```verilog\n{body}endmodule\n```")  # fmt: skip
+    assert good["accepted"] is True, good["extra"]

@@ -349,6 +349,7 @@ def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
     """VerilogEval: the module body after the row's header, under the row's testbench.
 
     The testbench always exits 0; it reports "Mismatches: N in M samples", so 0 must be seen.
+    A body without `endmodule` is not completed: it fails to compile, as in SandboxFusion.
     """
     ex = extract(completion, "verilog")
     if ex.kind == "empty":
@@ -357,8 +358,6 @@ def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
     header = re.search(r"\bmodule\s+top_module\b[^;]*;", body)
     if header:  # a whole module was given: keep its body, the preface declares the ports
         body = body[header.end() :]
-    if "endmodule" not in body:
-        body += "\nendmodule\n"
     code = f"{row['test']}\n{row.get('code_preface', '')}{body}\n"
     return Assembled(ex, Program("verilog", code, row["test"], run_timeout=30,
                                 require_stdout=b"Mismatches: 0 in"))  # fmt: skip

@@ -100,3 +100,60 @@ def test_verilog_body_without_endmodule_is_a_compile_error(client: httpx.Client)
     good = submit(client, dataset="verilogeval_human", id=0, config={},
                   completion=f"```verilog\n{body}endmodule\n```")  # fmt: skip
     assert good["accepted"] is True, good["extra"]
+
+
+LCB_STDIN = (
+    "t = int(input())\nfor _ in range(t):\n    s = input().strip()\n"
+    "    print('NO' if sum(a != b for a, b in zip(s, 'abc')) == 3 else 'YES')\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("pid", "completion", "words"),
+    [("1", "print('YES')", "'error_message': 'Wrong Answer'"),
+     ("1", LCB_STDIN.replace("'YES'", "YES"), "'error_message': 'Runtime Error'"),
+     ("1", "while True: pass", "'error_message': 'Time Limit Exceeded'"),
+     ("1", "def (:", "'error_message': 'Compilation Error'"),
+     ("10", "class Solution:\n    def countSeniors(self, details):\n        return 0\n",
+      "'error_message': 'Wrong Answer'")],
+)  # fmt: skip
+def test_live_code_bench_failure_is_said_in_exec_info(
+    client: httpx.Client, pid: str, completion: str, words: str
+) -> None:
+    # one program runs every case, as SandboxFusion's LCB harness: its stdout says how it failed
+    out = submit(client, dataset="live_code_bench_v1", id=pid, config={"run_timeout": 1},
+                 completion=f"```python\n{completion}\n```")  # fmt: skip
+    assert out["accepted"] is False
+    [test] = out["tests"]
+    assert words in test["exec_info"]["run_result"]["stdout"], test["exec_info"]
+    assert test["exec_info"]["run_result"]["return_code"] == 255
+    assert out["test_code"] and out["extracted_code"].startswith(completion[:5])
+
+
+def test_live_code_bench_stdin_program_may_exit_itself(client: httpx.Client) -> None:
+    # a stdin program that ends with sys.exit() after its output is judged on that output
+    code = "import sys\n" + LCB_STDIN + "sys.exit(0)\n"
+    out = submit(client, dataset="live_code_bench_v1", id="1", config={},
+                 completion=f"```python\n{code}```")  # fmt: skip
+    assert out["accepted"] is True, out["tests"][0]["exec_info"]
+
+
+@pytest.mark.parametrize(
+    ("dataset", "pid", "completion", "status"),
+    [("mbxp_v1_en", 465, "```cpp\n#include <bits/stdc++.h>\nusing namespace std;\n"
+      "int findMinSum(int n) {\n    exit(0);\n}\n```", "Success"),
+     ("mbxp_v1_en", 465, "nothing to see", "Failed"),
+     ("humanevalds_v1_en", 470, "```julia\nx = 1\n```", "SandboxError")],
+)  # fmt: skip
+def test_mbxp_results_always_have_their_test(
+    client: httpx.Client, dataset: str, pid: int, completion: str, status: str
+) -> None:
+    # SandboxFusion's MBXP always runs the test (the anti-hack rule rejects after the run) and
+    # returns test_code and one test: an exit(0) answer, no code at all, a language not here
+    out = submit(client, dataset=dataset, id=pid, completion=completion, config={})
+    assert out["accepted"] is False
+    assert out["test_code"] and "#<INSERT>" in out["test_code"]
+    [test] = out["tests"]
+    assert test["passed"] is False and test["exec_info"]["status"] == status, test
+    if status == "SandboxError":
+        assert "julia" in test["exec_info"]["message"]

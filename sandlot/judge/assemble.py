@@ -226,8 +226,10 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     wanted = lab.get("programming_language") or language
     ex = extract(completion, p.get("resolve", lambda x: x)(wanted), None,
                  cfg.extra.get("code_block_idx"))  # fmt: skip
-    if ex.kind == "empty":
+    if ex.kind == "empty" and not p.get("mbxp"):
         return no_code(ex)
+    # MBXP's tests run even with no code in the slot (they fail), as in SandboxFusion: every
+    # result has its test, exec_info and test_code.
     code = ex.code
     if p.get("resolve", lambda x: x)(wanted) == "python":
         code = cut_at(code, PY_TAIL_MARKERS)
@@ -364,19 +366,22 @@ def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
 
 
 def build_lcb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
+    """LiveCodeBench: LCB's harness (`harnesses.LCB`) runs every case of the answer in one
+    process, as SandboxFusion does; full_code is the answer, test_code the harness."""
     io = ensure_json(row.get("test")) or {}
     ex = extract(completion, "python")
     if ex.kind == "empty":
         return no_code(ex)
     code = cut_at(ex.code, PY_TAIL_MARKERS)
     inputs, outputs = io.get("inputs", []), io.get("outputs", [])
-    if io.get("fn_name"):
-        cases = json.dumps({"fn_name": io["fn_name"], "inputs": inputs, "outputs": outputs})
-        files = {"cases.json": cases.encode()}
-        return Assembled(ex, Program("python", code + "\n" + harnesses.LCB_FUNCTION,
-                                    harnesses.LCB_FUNCTION, files=files, flag=True))  # fmt: skip
-    cases = [StdioCase(i, o) for i, o in zip(inputs, outputs, strict=False)]
-    return Assembled(ex, stdio_job("python", code, cases, cfg, default_checker="whitespace"))
+    timeout = int(cfg.run_timeout or 6)  # per case, SandboxFusion's default
+    spec = {"fn_name": io.get("fn_name"), "inputs": inputs, "outputs": outputs,
+            "timeout": timeout}  # fmt: skip
+    files = {"cases.json": json.dumps(spec).encode(), "code.py": code.encode()}
+    program = Program("python", harnesses.LCB, harnesses.LCB, files=files, flag=True,
+                      run_timeout=min((timeout + 1) * len(inputs) + 5, 160),
+                      timeout_from_config=True)  # fmt: skip
+    return Assembled(ex, program)
 
 
 # -- stdin/stdout -------------------------------------------------------------------------------

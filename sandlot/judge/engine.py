@@ -156,10 +156,15 @@ class Judge:
             return result
         result.extra["language"] = job.language
         result.full_code = job.code
-        problem = self._check_job(job, ex.code)
+        if isinstance(job, Program):
+            result.test_code = job.test_code
+        problem = self._check_job(job)
         if problem is not None:
             verdict, reason = problem
             result.extra.update(verdict=verdict.value, reason=reason)
+            # One test whose exec_info says why, as SandboxFusion's SandboxError does.
+            failed = Execution(language=job.language, error=reason)
+            result.tests = [TestOutcome(False, verdict, failed)]
             return result
         if isinstance(job, Program):
             await self._run_program(job, cfg, result)
@@ -167,7 +172,7 @@ class Judge:
             await self._run_stdio(job, cfg, result)
         return result
 
-    def _check_job(self, job: Program | StdioJob, code: str) -> tuple[Verdict, str] | None:
+    def _check_job(self, job: Program | StdioJob) -> tuple[Verdict, str] | None:
         try:
             name = self.datasets.registry.get(job.language).name
         except UnknownLanguage:
@@ -175,10 +180,6 @@ class Judge:
         status = self.datasets.registry.available(name)
         if not status.available:
             return Verdict.SANDBOX_ERROR, f"language {name!r} is {status.reason}"
-        if isinstance(job, Program):
-            for pattern in job.forbidden:
-                if pattern in code:
-                    return Verdict.WRONG_ANSWER, f"the code calls {pattern} (an early exit)"
         return None
 
     def _request(
@@ -186,13 +187,13 @@ class Judge:
     ) -> CodeRequest:
         return CodeRequest(
             language=language, code=code,
-            run_timeout=cfg.run_timeout or job.run_timeout,
+            run_timeout=(job.run_timeout if getattr(job, "timeout_from_config", False)
+                         else cfg.run_timeout or job.run_timeout),
             compile_timeout=cfg.compile_timeout or job.compile_timeout,
             memory_mb=cfg.memory_mb, **kw,
         )  # fmt: skip
 
     async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
-        result.test_code = job.test_code
         if job.flag and job.require_stdout is None:  # a Python program: its end is the file's
             nonce = secrets.token_hex(12)
             job.code += f"\nprint({nonce!r})\n"
@@ -207,7 +208,10 @@ class Judge:
             if cases is not None:
                 result.extra["jest_cases"] = cases
         verdict = of_execution(execution)
-        why = _post_check(job, execution) if verdict is Verdict.ACCEPTED else None
+        # The program runs even when the code is forbidden (SandboxFusion's anti-hack rule is
+        # applied after the run), so the result has its test and exec_info as SandboxFusion's.
+        accepted = verdict is Verdict.ACCEPTED
+        why = _post_check(job, execution, result.extracted_code) if accepted else None
         if why is not None:
             verdict = Verdict.WRONG_ANSWER
         result.accepted = verdict is Verdict.ACCEPTED
@@ -305,8 +309,11 @@ class Judge:
         return False, f"checker: {what}" + (f": {said}" if said else "")
 
 
-def _post_check(job: Program, execution: Execution) -> str | None:
+def _post_check(job: Program, execution: Execution, code: str) -> str | None:
     """Why a program that exited 0 still fails, if it does."""
+    for pattern in job.forbidden:
+        if pattern in code:
+            return f"the code calls {pattern} (an early exit)"
     run = execution.run
     if run is None:
         return None

@@ -34,6 +34,8 @@ class Program:
     files: dict[str, bytes] = field(default_factory=dict)
     run_timeout: float | None = None
     compile_timeout: float | None = None
+    # run_timeout already derives from config.run_timeout (LiveCodeBench's is per case).
+    timeout_from_config: bool = False
     test_info: dict[str, Any] | None = None
     # SandboxFusion's anti-hack check: code that exits early with success is not a solution.
     forbidden: tuple[str, ...] = ()

@@ -179,6 +179,8 @@ def build_cruxeval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     ex, answer = cruxeval_answer(completion)
     if not answer:
         return no_code(ex, "no answer found in the completion")
+    if "gt" in row:
+        return _cruxeval_x(row, ex, answer, mode, p)
     pair = _split_eq(answer)
     if mode == "output":
         value = pair[1] if pair and pair[0].lstrip().startswith("f(") else answer
@@ -192,6 +194,36 @@ def build_cruxeval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     extracted = Extracted(answer, ex.kind, ex.how, ex.language)
     return Assembled(extracted, Program("python", full, test, run_timeout=p.get("run_timeout"),
                                        flag=True))  # fmt: skip
+
+
+# CRUXEval-X: how each language's test calls the function; `????` is the blank.
+CRUX_X_CALLS = {
+    "cpp": "candidate(????)", "csharp": "F(????)", "D_ut": "candidate(????)",
+    "go_test": "candidate(????)", "java": "f(????)", "julia": "candidate(????)",
+    "nodejs": "candidate(????)", "lua": "candidate(????)", "php": "candidate(????)",
+    "python": "candidate(????)", "perl": "$candidate->(????)", "R": "candidate(????)",
+    "ruby": "candidate.call(????)", "racket": "(candidate ????)", "rust": "candidate(????)",
+    "scala": "f(????)", "bash": "$(candidate ????)", "swift": "f(????)",
+    "typescript": "candidate(????)",
+}  # fmt: skip
+
+
+def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Assembled:
+    """The answer in the blank of the row's test in its language (the id's prefix), as
+    SandboxFusion fills it: an input answer that is not already the call becomes one."""
+    lang = "_".join(str(row["id"]).split("_")[:-1])
+    call = CRUX_X_CALLS.get(lang)
+    if call is None:
+        raise InvalidRequest(f"cruxeval_x: row {row['id']!r} names no known language")
+    if mode == "input":
+        if call[: call.index("????")] not in answer:
+            answer = call.replace("????", answer)
+        test = row["input"].replace(call, answer)
+    else:
+        test = row["output"].replace("????", answer)
+    language = p.get("resolve", lambda x: x)(lang)
+    program = Program(language, row["code"] + test, test, run_timeout=30, compile_timeout=30)
+    return Assembled(Extracted(answer, ex.kind, ex.how, ex.language), program)
 
 
 def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

@@ -104,6 +104,17 @@ BUILTIN: tuple[DatasetSpec, ...] = (
           summary="EvoEval (SandboxFusion sample, 11 rows)"),
     _spec("shadow_humaneval_python", "humaneval", "sf_shadow_humaneval_python.jsonl.gz",
           language="python", summary="shadow HumanEval (SandboxFusion sample, 20 rows)"),
+    _spec("bigcodebench", "humaneval", "sf_bigcodebench.jsonl.gz", language="python",
+          params={"run_timeout": 60},
+          summary="BigCodeBench (SandboxFusion sample, 20 rows; pandas, matplotlib, requests...)"),
+    _spec("cruxeval_x", "cruxeval", "sf_cruxeval_x.jsonl.gz",
+          summary="CRUXEval-X (SandboxFusion sample, 19 rows, one per language; extra.mode)"),
+    *(
+        _spec(f"repobench_c_{lang}", "repobench", f"sf_repobench_c_{lang}.jsonl.gz",
+              language=lang, summary=f"RepoBench-C {lang} next-line completion (SandboxFusion "
+              "sample, 20 rows)")
+        for lang in ("python", "java")
+    ),
     _spec("palmath", "palmath", "sf_palmath.jsonl.gz", language="python",
           summary="PAL math (SandboxFusion sample, 20 rows)"),
     *(
@@ -138,7 +149,7 @@ CLASS_FAMILIES = {
     # AutoEval's class aliases, which SandboxFusion's own jest test sends as dataset_type
     "AutoEvalV4Dataset": "insert", "AutoEvalV5Dataset": "insert", "AutoEvalV6Dataset": "insert",
     "MHPPDataset": "mhpp", "NaturalCodeBenchDataset": "ncb", "PalMathDataset": "palmath",
-    "LiveCodeBenchDataset": "lcb", "VerilogDataset": "verilog",
+    "LiveCodeBenchDataset": "lcb", "VerilogDataset": "verilog", "RepobenchCDataset": "repobench",
 }  # fmt: skip
 
 

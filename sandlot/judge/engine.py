@@ -111,6 +111,8 @@ class Judge:
         out = []
         for row in chosen:
             out.extend(self._prompt_objects(spec, row, cfg))
+        if spec.family == "cruxeval" and not cfg.extra.get("mode"):
+            out.sort(key=lambda p: p["labels"]["mode"] != "input")  # every input prompt first
         return out
 
     def prompt_by_id(self, dataset: str, problem_id: str | int, cfg: JudgeConfig) -> dict:
@@ -120,11 +122,11 @@ class Judge:
         return self._prompt_objects(spec, row, cfg)[0]
 
     def _prompt_objects(self, spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> list[dict]:
-        text = prompts.build(spec.family, row, cfg, spec.language)
+        text = prompts.build(spec, row, cfg)
         pid, lab = _safe_id(row, spec), prompts.row_labels(row)
-        if isinstance(text, list):  # cruxeval without a mode: both prompts, as SandboxFusion
-            return [{"id": pid, "prompt": t, "labels": {**lab, "mode": m}}
-                    for t, m in zip(text, ("output", "input"), strict=True)]  # fmt: skip
+        if spec.family == "cruxeval":  # SandboxFusion's labels here: the mode alone
+            pairs = text if isinstance(text, list) else [(cfg.extra["mode"], text)]
+            return [{"id": pid, "prompt": t, "labels": {"mode": m}} for m, t in pairs]
         return [{"id": pid, "prompt": text, "labels": lab}]
 
     # -- judging -------------------------------------------------------------------------------

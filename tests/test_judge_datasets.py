@@ -28,11 +28,6 @@ KNOWN_BAD = {
     # SandboxFusion runs setup first too (as does the original harness), so it rejects them too.
     ("mbpp", 367): "NameError: name 'Node' is not defined",
     ("mbpp", 927): "NameError: name 'Node' is not defined",
-    # NaturalCodeBench tests import libraries the sandbox runtime does not ship.
-    ("ncb_python_en", 12): "No module named 'bs4'",
-    ("ncb_python_zh", 12): "No module named 'bs4'",
-    ("ncb_python_en", 15): "No module named 'cryptography'",
-    ("ncb_python_zh", 15): "No module named 'cryptography'",
     # MBXP/HumanEvalDS rows whose "reference" is the placeholder `exit(0)`: SandboxFusion's
     # anti-hack rule rejects an early exit(0) in python and cpp code, and so do we.
     ("mbxp_v1_en", 465): "early exit",
@@ -47,9 +42,6 @@ KNOWN_BAD = {
         for i in (628, 629, 949, 950, 1109, 1110, 1434, 1435, 1756, 1757, 1912, 1913, 2072, 2073)
     },
     **{("mbxp_v1_en", i): "exited early" for i in (2230, 2231, 3606, 3607, 4064, 4065)},
-    # MBXP's TypeScript tests require the npm module lodash, which the sandbox does not ship.
-    ("mbxp_v1_en", 1772): "MODULE_NOT_FOUND",
-    ("mbxp_v1_en", 1773): "MODULE_NOT_FOUND",
     # Icarus Verilog 11 (Debian 12) cannot elaborate these testbenches' casts.
     ("verilogeval_human", 144): "cast operation is not yet supported",
     ("verilogeval_human", 150): "cast operation is not yet supported",

@@ -148,10 +148,9 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     else:
         full = prompt + cut_at(ex.code, stops) + program_tests
     markers = (b"FAILURE",) if language == "racket" else ()  # rackunit reports, exits 0
-    # MultiPL-E's Java prompts import org.javatuples (Pair, Triplet...): Debian's jar.
-    files = {"javatuples.jar": class_path_jar(JAVATUPLES_JARS)} if language == "java" else {}
+    # MultiPL-E's Java prompts import org.javatuples (Pair, Triplet...): the java row has it.
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
-                                 fail_markers=markers, files=files, flag=nonce is not None,
+                                 fail_markers=markers, flag=nonce is not None,
                                  require_stdout=nonce))  # fmt: skip
 
 
@@ -216,10 +215,9 @@ _NEEDS = {
     "cpp": ("/usr/include/catch2/catch.hpp", "catch2"),
 }
 
-# Debian's jars (libassertj-core-java, libjavatuples-java), reached through a manifest-only jar
-# in the work dir: javac and the JVM follow its Class-Path, so nothing big is copied per run.
+# Debian's jars (libassertj-core-java), reached through a manifest-only jar in the work dir:
+# javac and the JVM follow its Class-Path, so nothing big is copied per run.
 ASSERTJ_JARS = ("/usr/share/java/assertj-core.jar", "/usr/share/java/byte-buddy.jar")
-JAVATUPLES_JARS = ("/usr/share/java/javatuples.jar",)
 
 
 def class_path_jar(paths: tuple[str, ...]) -> bytes:

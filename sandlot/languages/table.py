@@ -23,6 +23,8 @@ JVM_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSeri
 JVM_TOOL_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC",
                   "-XX:TieredStopAtLevel=1", "-Xss32m", "-Xshare:auto", *JVM_QUIET)  # fmt: skip
 JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
+# On the java row's class path, as SandboxFusion's javatuples-1.2.jar (MultiPL-E's Java uses it).
+JAVATUPLES = "/usr/share/java/javatuples.jar"
 SCALA_LIB = "/usr/share/scala-2.11/lib"
 KOTLIN_HOME = f"{NODE_MODULES}/kotlin-compiler"
 CDS = "{runtime}/cds"  # JVM class-data archives `sandlot setup` records for the JVM compilers
@@ -35,6 +37,10 @@ def kotlinc(archive: str = "") -> tuple[str, ...]:
             "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-kotlin-home", KOTLIN_HOME)  # fmt: skip
 
 
+# npm modules programs may require (SandboxFusion's node_modules has them; MBXP's JavaScript
+# and TypeScript tests use lodash), found through NODE_PATH.
+NODE_PACKAGES = ("lodash@4.17.21",)
+NODE_ENV = {"NODE_PATH": NODE_MODULES}
 ESBUILD_NPM = "esbuild@0.28.2"
 # The native binary of esbuild's x86-64 Linux package (the package's own bin is a node shim).
 ESBUILD = f"{NODE_MODULES}/@esbuild/linux-x64/bin/esbuild"
@@ -100,7 +106,8 @@ LANGUAGES: tuple[Language, ...] = (
         env={"PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"},
         harness="python",
         warm=True,
-        summary="CPython with numpy, pandas, scipy, sympy and pytest",
+        summary="CPython with numpy, pandas, scipy, sympy, pytest, requests, bs4, lxml, matplotlib, "
+        "seaborn, pillow, cryptography, sortedcontainers and networkx (pinned: install.py)",
     ),
     Language(
         name="pytest",
@@ -156,19 +163,20 @@ LANGUAGES: tuple[Language, ...] = (
             "-encoding",
             "UTF-8",
             "-cp",
-            ".:*",
+            f".:*:{JAVATUPLES}",
             "-d",
             "classes",
             "{src}",
         ),
         artifacts=("classes",),
-        run=("/usr/bin/java", *JVM_FLAGS, "-ea", "-cp", "classes:.:*", "Main"),
+        run=("/usr/bin/java", *JVM_FLAGS, "-ea", "-cp", f"classes:.:*:{JAVATUPLES}", "Main"),
         version=("/usr/bin/java", "-version"),
         binds=("/etc/java-17-openjdk",),
-        requires=("/usr/bin/javac", "/usr/bin/java"),
+        requires=("/usr/bin/javac", "/usr/bin/java", JAVATUPLES),
         apt=("openjdk-17-jdk-headless", "libassertj-core-java", "libjavatuples-java"),
         pids=64,
-        summary="OpenJDK, class Main, assertions on; .jar files in `files` are on the class path",
+        summary="OpenJDK, class Main, assertions on; javatuples (as SandboxFusion's) and the .jar "
+        "files in `files` are on the class path",
     ),
     Language(
         name="nodejs",
@@ -176,10 +184,13 @@ LANGUAGES: tuple[Language, ...] = (
         source="main.js",
         run=("/usr/bin/node", "--max-old-space-size={heap_mb}", "{src}"),
         version=("/usr/bin/node", "--version"),
-        requires=("/usr/bin/node",),
+        binds=("{runtime}/node",),
+        env=NODE_ENV,
+        requires=("/usr/bin/node", f"{NODE_MODULES}/lodash"),
         apt=("nodejs",),
+        npm=NODE_PACKAGES,
         harness="javascript",
-        summary="Node.js",
+        summary="Node.js, with lodash (as SandboxFusion's; MBXP's tests require it)",
     ),
     Language(
         name="go",
@@ -288,9 +299,10 @@ LANGUAGES: tuple[Language, ...] = (
         run=("/usr/bin/node", "--max-old-space-size={heap_mb}", "main.js"),
         version=(ESBUILD, "--version"),
         binds=("{runtime}/node",),
-        requires=("/usr/bin/node", ESBUILD),
+        env=NODE_ENV,
+        requires=("/usr/bin/node", ESBUILD, f"{NODE_MODULES}/lodash"),
         apt=("nodejs",),
-        npm=(ESBUILD_NPM,),
+        npm=(ESBUILD_NPM, *NODE_PACKAGES),
         summary="TypeScript transpiled by esbuild (no type check, as tsx), run by Node",
     ),
     Language(

@@ -106,8 +106,9 @@ LANGUAGES: tuple[Language, ...] = (
         env={"PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"},
         harness="python",
         warm=True,
-        summary="CPython with numpy, pandas, scipy, sympy, pytest, requests, bs4, lxml, matplotlib, "
-        "seaborn, pillow, cryptography, sortedcontainers and networkx (pinned: install.py)",
+        summary="CPython with numpy, pandas, scipy, sympy, pytest, requests, bs4, lxml, "
+        "matplotlib, seaborn, pillow, cryptography, sortedcontainers and networkx (pinned: "
+        "install.py)",
     ),
     Language(
         name="pytest",

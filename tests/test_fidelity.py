@@ -9,7 +9,17 @@ from collections import Counter
 import httpx
 import pytest
 
+from sandlot.judge import Datasets
+from sandlot.judge.repobench import first_code_line
 from sandlot.judge.reports import MAX_CASES, jest_cases
+from sandlot.languages import LANGUAGES, Registry
+
+DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
+
+
+def rows_of(name: str) -> list[dict]:
+    return DATASETS.get(name).rows
+
 
 # SandboxFusion's own AutoEval jest test: 11 tests, 2 of which fail.
 JEST_TESTS = """
@@ -157,3 +167,46 @@ def test_mbxp_results_always_have_their_test(
     assert test["passed"] is False and test["exec_info"]["status"] == status, test
     if status == "SandboxError":
         assert "julia" in test["exec_info"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "stdout"),
+    [("nodejs", "const _ = require('lodash');\nconsole.log(JSON.stringify(_.chunk([1, 2, 3], 2)));",
+      "[[1,2],[3]]\n"),
+     ("typescript", "import _ from 'lodash';\nconsole.log(_.sum([1, 2, 3]) as number);", "6\n"),
+     ("python", "import requests, bs4, lxml, matplotlib, seaborn, PIL, cryptography, networkx\n"
+      "from sortedcontainers import SortedList\n"
+      "print(bs4.BeautifulSoup('<p>hi</p>', 'lxml').p.text, SortedList([3, 1])[0])", "hi 1\n"),
+     ("java", "import org.javatuples.Pair;\npublic class Main { public static void main(String[] a)"
+      " { System.out.println(Pair.with(1, \"x\")); } }", "[1, x]\n")],
+)  # fmt: skip
+def test_runtime_packages_sandboxfusion_users_expect(
+    client: httpx.Client, language: str, code: str, stdout: str
+) -> None:
+    r = client.post("/run_code", json={"code": code, "language": language, "compile_timeout": 60,
+                                       "run_timeout": 30})  # fmt: skip
+    out = r.json()
+    assert out["status"] == "Success", out
+    assert out["run_result"]["stdout"] == stdout
+
+
+def test_repobench_first_code_line() -> None:
+    text = '\n# a comment\n"""\ndoc\n"""\n  x = f(1)  # the line\ny = 2\n'
+    assert first_code_line(text, "python") == "  x = f(1)  # the line"
+    java = "// c\n/* block\n still */\n\n int a = 1;\n"
+    assert first_code_line(java, "java") == " int a = 1;"
+    assert first_code_line("# only\n", "python") == "# only"
+
+
+@pytest.mark.parametrize(("dataset", "good_extra"), [("repobench_c_python", "  "),
+                                                     ("repobench_c_java", "")])  # fmt: skip
+def test_repobench_next_line_judged_token_wise(
+    client: httpx.Client, dataset: str, good_extra: str
+) -> None:
+    row = rows_of(dataset)[0]
+    pid, line = row["id"], row["next_line"]
+    good = submit(client, dataset=dataset, id=pid, config={},
+                  completion=f"{good_extra}{' '.join(line.split())}\nmore")  # fmt: skip
+    assert good["accepted"] is True, good["tests"][0]["exec_info"]
+    bad = submit(client, dataset=dataset, id=pid, config={}, completion=line + " + 1")
+    assert bad["accepted"] is False and len(bad["tests"]) == 1

@@ -112,6 +112,8 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
         return no_code(ex)
     test = row.get("test", "")
     call = "" if re.search(r"^check\(", test, re.M) or not entry else f"\ncheck({entry})\n"
+    if p.get("unittest"):  # BigCodeBench: TestCase classes, no check function
+        call = harnesses.UNITTEST_MAIN
     test_code = f"{test}\n{call}"
     program = Program("python", f"{PY_IMPORTS}{solution}\n\n{test_code}", test_code,
                       run_timeout=p.get("run_timeout"), flag=True)  # fmt: skip

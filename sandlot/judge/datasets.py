@@ -105,7 +105,7 @@ BUILTIN: tuple[DatasetSpec, ...] = (
     _spec("shadow_humaneval_python", "humaneval", "sf_shadow_humaneval_python.jsonl.gz",
           language="python", summary="shadow HumanEval (SandboxFusion sample, 20 rows)"),
     _spec("bigcodebench", "humaneval", "sf_bigcodebench.jsonl.gz", language="python",
-          params={"run_timeout": 60},
+          params={"run_timeout": 60, "unittest": True},
           summary="BigCodeBench (SandboxFusion sample, 20 rows; pandas, matplotlib, requests...)"),
     _spec("cruxeval_x", "cruxeval", "sf_cruxeval_x.jsonl.gz",
           summary="CRUXEval-X (SandboxFusion sample, 19 rows, one per language; extra.mode)"),

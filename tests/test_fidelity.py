@@ -150,7 +150,7 @@ def test_live_code_bench_stdin_program_may_exit_itself(client: httpx.Client) -> 
 
 @pytest.mark.parametrize(
     ("dataset", "pid", "completion", "status"),
-    [("mbxp_v1_en", 465, "```cpp\n#include <bits/stdc++.h>\nusing namespace std;\n"
+    [("mbxp_v1_en", 465, "```cpp\n#include <cstdlib>\n#include <stdexcept>\nusing namespace std;\n"
       "int findMinSum(int n) {\n    exit(0);\n}\n```", "Success"),
      ("mbxp_v1_en", 465, "nothing to see", "Failed"),
      ("humanevalds_v1_en", 470, "```julia\nx = 1\n```", "SandboxError")],

@@ -14,7 +14,7 @@ from sandlot.errors import NotFound
 from sandlot.judge import Datasets, braces
 from sandlot.judge.assemble_multi import build_aider, class_path_jar
 from sandlot.judge.checkers import Checker
-from sandlot.judge.datasets import BadDataset
+from sandlot.judge.datasets import BadDataset, DatasetSpec
 from sandlot.judge.extract import extract
 from sandlot.judge.families import FAMILIES
 from sandlot.judge.metrics import pass_at_k, summarize
@@ -249,7 +249,8 @@ def test_aider_cpp_blocks_become_header_and_source() -> None:
 
 
 def test_aider_cpp_prompt_shows_header_and_source() -> None:
-    text = build("aider", _aider_row("cpp", "clock"), JudgeConfig(), None)
+    spec = DatasetSpec(name="aider_polyglot", family="aider", file="")
+    text = build(spec, _aider_row("cpp", "clock"), JudgeConfig())
     assert "clock.h:\n```cpp\n" in text and "clock.cpp:\n```cpp\n" in text
 
 

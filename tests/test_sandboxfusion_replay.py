@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import Server
+from tests.conftest import Server
 
 from sandlot.judge import Datasets
 from sandlot.judge.assemble import labels

@@ -15,13 +15,13 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.conftest import Server
 
 from sandlot.judge import Datasets
 from sandlot.judge.assemble import labels
 from sandlot.judge.datasets import row_id
 from sandlot.judge.families import reference
 from sandlot.languages import LANGUAGES, Registry
+from tests.conftest import Server
 
 DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
 # (table, config.extra.mode or None, ids to replay or None for all)

@@ -11,6 +11,7 @@ own dependencies are known to work.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from sandlot.errors import SandlotError
 from sandlot.languages import LANGUAGES, Language, Registry
+from sandlot.languages.table import CATCH2_DIR, CATCH2_FLAGS, RUST_CRATES, RUST_CRATES_DIR
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's; a pyenv or venv python would not be in the box
 BASE_APT = ("bubblewrap", "python3-venv", "util-linux")  # the jail, venvs, mount/setpriv
@@ -511,6 +513,110 @@ def tool_version(row: Language, runtime: str) -> str:
     return text.splitlines()[0] if text else ""
 
 
+# Cargo reads Debian's crate sources (librust-*-dev) as a directory registry: no network.
+CARGO_OFFLINE = """\
+[source.crates-io]
+replace-with = "debian"
+
+[source.debian]
+directory = "/usr/share/cargo/registry"
+
+[net]
+offline = true
+"""
+CRATES_CHECK = """\
+use rand::Rng;
+use regex::Regex;
+fn main() {
+    let n: u8 = rand::thread_rng().gen_range(1..2);
+    let re = Regex::new(r"^a+$").unwrap();
+    let digest = format!("{:x}", md5::compute(b"a"));
+    let _ = (time::Duration::seconds(1), anyhow::anyhow!("x"));
+    println!("{} {} {}", n, re.is_match("aa"), digest);
+}
+"""
+
+
+def ensure_rust_crates(setup: Setup) -> str:
+    """Debian's sources of the rows' crates built once into rlibs, so that rustc alone (no
+    cargo, no network) compiles programs that use them: the rust row passes `-L` and
+    `--extern NAME` for each."""
+    target = Path(RUST_CRATES_DIR.format(runtime=setup.runtime))
+    deps = "".join(f'{name} = "{version}"\n' for name, version in RUST_CRATES.items())
+    rustc = run(["rustc", "--version"]).strip()
+    spec = f"{rustc}\n{deps}"
+    if stamp_matches(target, spec):
+        return "ok (already present)"
+    setup.log(f"rust crates: building {' '.join(RUST_CRATES)} into {target} ...")
+    prepare_runtime(setup)
+    new = fresh_dir(target.with_name(f".{target.name}.new"))
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        (home / ".cargo").mkdir()
+        (home / ".cargo" / "config.toml").write_text(CARGO_OFFLINE)
+        (home / "src").mkdir()
+        (home / "src" / "lib.rs").write_text("")
+        (home / "Cargo.toml").write_text(
+            f'[package]\nname = "sandlot-crates"\nversion = "0.0.0"\nedition = "2021"\n\n'
+            f"[dependencies]\n{deps}"
+        )
+        env = {"PATH": PATH, "HOME": tmp, "CARGO_HOME": str(home / ".cargo")}
+        run(["cargo", "build", "--release", "--offline", "--quiet"], env=env, cwd=tmp)
+        for rlib in (home / "target" / "release" / "deps").glob("*.rlib"):
+            shutil.copy2(rlib, new / rlib.name)
+    make_world_readable(new)
+    replace_dir(new, target)
+    checked = check_rust_crates(setup)
+    write_stamp(target, spec)
+    return f"built {' '.join(RUST_CRATES)} into {target} (a program using them printed {checked!r})"
+
+
+def check_rust_crates(setup: Setup) -> str:
+    """Compile and run a program using every crate, with the rust row's compile step."""
+    row = next(row for row in LANGUAGES if row.name == "rust")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.chown(tmp, CHECK_UID, CHECK_UID)
+        (Path(tmp) / row.source).write_text(CRATES_CHECK)
+        os.chmod(Path(tmp) / row.source, 0o644)
+        env = {"PATH": PATH, "HOME": tmp}
+        assert row.compile is not None
+        run(as_nobody(list(row.argv(row.compile, str(setup.runtime), 1024))), env=env, cwd=tmp)
+        out = run(as_nobody(["./main"]), env=env, cwd=tmp).strip()
+    if not out.startswith("1 true 0cc175b9c0f1b6a831c399e269772661"):
+        raise SetupError(f"the crates check program printed {out!r}")
+    return out
+
+
+CATCH2_MAIN = "#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n"
+CATCH2_HEADER = Path("/usr/include/catch2/catch.hpp")
+
+
+def ensure_catch2(setup: Setup) -> str:
+    """Catch2's main compiled once (a minute of g++ that every test build used to pay) and its
+    header precompiled, both with the catch2 row's flags; the row links and includes them."""
+    target = Path(CATCH2_DIR.format(runtime=setup.runtime))
+    gxx = run(["g++", "--version"]).splitlines()[0]
+    header = CATCH2_HEADER.read_bytes()
+    spec = f"{gxx}\n{CATCH2_FLAGS}\n{hashlib.sha256(header).hexdigest()}\n"
+    if stamp_matches(target, spec):
+        return "ok (already present)"
+    setup.log(f"catch2: compiling its main and header into {target} (a few minutes) ...")
+    prepare_runtime(setup)
+    new = fresh_dir(target.with_name(f".{target.name}.new"))
+    (new / "include" / "catch2").mkdir(parents=True)
+    (new / "catch_main.cpp").write_text(CATCH2_MAIN)
+    run(["g++", *CATCH2_FLAGS, "-c", "-o", str(new / "catch_main.o"), str(new / "catch_main.cpp")])
+    pch = new / "include" / "catch2" / "catch.hpp.gch"
+    # The header beside its precompiled form: g++ then takes the header to live here, and a
+    # second `#include` of it (after the row's `-include`) must find it here.
+    (pch.parent / "catch.hpp").symlink_to(CATCH2_HEADER)
+    run(["g++", *CATCH2_FLAGS, "-x", "c++-header", "-o", str(pch), str(CATCH2_HEADER)])
+    make_world_readable(new)
+    replace_dir(new, target)
+    write_stamp(target, spec)
+    return f"built {target / 'catch_main.o'} and {pch.name}"
+
+
 def read_stamp(target: Path) -> list[str]:
     try:
         return (target / STAMP).read_text().split()
@@ -538,6 +644,8 @@ STEPS: tuple[Step, ...] = (
     Step("go build cache", rows_using("{runtime}/go-cache"), ensure_go_cache),
     Step("npm packages", rows_with("npm"), ensure_npm),
     Step("JVM class-data archives", rows_with("cds"), ensure_cds),
+    Step("rust crates", frozenset({"rust"}), ensure_rust_crates),
+    Step("catch2", rows_using(CATCH2_DIR), ensure_catch2),
 )
 
 

@@ -69,6 +69,9 @@ def no_code(extracted: Extracted, why: str = "") -> Assembled:
     return Assembled(extracted, None, reason)
 
 
+_UNINDENTED = re.compile(r"\n(?=\S)")
+
+
 def _defines(code: str, name: str) -> bool:
     return re.search(rf"^\s*(async\s+)?def\s+{re.escape(name)}\s*\(", code, re.M) is not None
 
@@ -83,9 +86,13 @@ def python_solution(
     (an indented body) is appended to it.
     """
     ex = extract(completion, "python", entry_point, extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return ex, ""
     code = cut_at(ex.code, PY_TAIL_MARKERS)
+    if ex.continuation:
+        # A raw completion of the body ends where a line starts unindented (the model went on
+        # to write other code), as SandboxFusion's HumanEval stop token cuts it.
+        code = _UNINDENTED.split(code, 1)[0] + "\n"
     if ex.continuation or not (entry_point and _defines(code, entry_point)):
         if (
             ex.kind == "heuristic"
@@ -108,7 +115,7 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
     prompt = row.get("prompt") if "prompt" in row else row.get("content", "")
     entry = row.get("entry_point") or labels(row).get("entry_point")
     ex, solution = python_solution(prompt or "", completion, entry, cfg.extra)
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     test = row.get("test", "")
     call = "" if re.search(r"^check\(", test, re.M) or not entry else f"\ncheck({entry})\n"
@@ -123,7 +130,7 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
 def build_mbpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     text = cut_at(completion, ("[DONE]",))
     ex = extract(text, "python", None, cfg.extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     code = cut_at(ex.code, PY_TAIL_MARKERS)
     if not ex.kind.endswith("fenced"):
@@ -151,7 +158,7 @@ def cruxeval_answer(completion: str) -> tuple[Extracted, str]:
         text = text.split("[ANSWER]", 1)[1]
     text = cut_at(text, ("[/ANSWER]", "# done"))
     ex = extract(text, "python")
-    if ex.kind == "empty" and text.strip():
+    if ex.empty and text.strip():
         # An answer is an expression (a literal), which need not look like a line of code.
         ex = Extracted(text.strip(), "heuristic", "the answer text")
     answer = ex.code.strip()
@@ -230,7 +237,7 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
 
 def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     ex = extract(completion, "python", None, cfg.extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     code = cut_at(ex.code, PY_TAIL_MARKERS)
     if ex.continuation:
@@ -242,7 +249,7 @@ def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
 
 def build_palmath(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     ex = extract(completion, "python", "solution")
-    if ex.kind == "empty" or not _defines(ex.code, "solution"):
+    if ex.empty or not _defines(ex.code, "solution"):
         return no_code(ex, "the completion has no `def solution():` in a python block")
     files = decode_assets(ensure_json(row.get("test", {})).get("asset"))
     code = cut_at(ex.code, PY_TAIL_MARKERS)
@@ -260,7 +267,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     wanted = lab.get("programming_language") or language
     ex = extract(completion, p.get("resolve", lambda x: x)(wanted), None,
                  cfg.extra.get("code_block_idx"))  # fmt: skip
-    if ex.kind == "empty" and not p.get("mbxp"):
+    if ex.empty and not p.get("mbxp"):
         return no_code(ex)
     # MBXP's tests run even with no code in the slot (they fail), as in SandboxFusion: every
     # result has its test, exec_info and test_code.
@@ -354,7 +361,7 @@ def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled
     if p.get("language") == "junit":
         return _ncb_java(row, completion, test)
     ex = extract(completion, "python")
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     code = cut_at(ex.code, PY_TAIL_MARKERS)
     full = f"import pytest\n{code}\n\n{test.get('code', '')}\n"
@@ -365,7 +372,7 @@ def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled
 def _ncb_java(row: Row, completion: str, test: dict) -> Assembled:
     """The solution's classes in Main.java (JUnit's row names the file), the test class beside."""
     ex = extract(completion, "java")
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     files = decode_assets(test.get("asset"))
     test_code = test.get("code", "")
@@ -388,7 +395,7 @@ def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
     A body without `endmodule` is not completed: it fails to compile, as in SandboxFusion.
     """
     ex = extract(completion, "verilog")
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     body = ex.code
     header = re.search(r"\bmodule\s+top_module\b[^;]*;", body)
@@ -404,7 +411,7 @@ def build_lcb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled
     process, as SandboxFusion does; full_code is the answer, test_code the harness."""
     io = ensure_json(row.get("test")) or {}
     ex = extract(completion, "python")
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     code = cut_at(ex.code, PY_TAIL_MARKERS)
     inputs, outputs = io.get("inputs", []), io.get("outputs", [])
@@ -456,7 +463,7 @@ def require_language(cfg: JudgeConfig, dataset: str) -> str:
 def build_stdio(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     language = cfg.language or row.get("language") or require_language(cfg, "this dataset")
     ex = extract(completion, language, None, cfg.extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     job = stdio_job(language, ex.code, stdio_cases(row.get("test") or row.get("tests")), cfg,
                     default_checker=p.get("checker", "sandboxfusion"),
@@ -471,7 +478,7 @@ def build_user(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
         return build_stdio({**row, "language": language}, completion, cfg,
                            {"checker": "whitespace"})  # fmt: skip
     ex = extract(completion, language, row.get("entry_point"), cfg.extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     code = ex.code
     if ex.continuation:

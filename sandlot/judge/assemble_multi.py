@@ -33,11 +33,40 @@ def _signature_name(prompt: str) -> str | None:
     return None
 
 
-def _freeform(ex: Extracted, name: str | None) -> bool:
-    """Whether the extracted code is a whole solution (it defines the function) or a body."""
+def _freeform(ex: Extracted, name: str | None, language: str) -> bool:
+    """Whether the extracted code is a whole solution (it declares the function) or a body (which
+    may well call the function: a recursive body is still a body)."""
     if ex.continuation or not name:
         return False
-    return re.search(rf"\b{re.escape(name)}\b\s*(\(|=)", ex.code) is not None
+    return declares(braces.blank(ex.code), name, language)
+
+
+# How a function is declared, per language ({n}: its name); a call never looks like these.
+_DECLARATIONS = {
+    "rust": r"\bfn\s+{n}\b", "go": r"\bfunc\s+(\([^)]*\)\s*)?{n}\b",
+    "go_test": r"\bfunc\s+(\([^)]*\)\s*)?{n}\b",
+    "nodejs": r"\bfunction\s*\*?\s*{n}\b|\b{n}\s*=(?!=)|^\s*(async\s+)?{n}\s*\([^)]*\)\s*\{{",
+    "typescript": r"\bfunction\s*\*?\s*{n}\b|\b{n}\s*=(?!=)",
+    "php": r"\bfunction\s+&?{n}\b", "lua": r"\bfunction\s+([\w.:]+[.:])?{n}\b|\b{n}\s*=(?!=)",
+    "perl": r"\bsub\s+{n}\b", "ruby": r"\bdef\s+(self\.)?{n}\b", "scala": r"\bdef\s+{n}\b",
+    "kotlin": r"\bfun\s+{n}\b", "racket": r"\(define\s+\(\s*{n}\b",
+    "R": r"\b{n}\s*(<-|=)\s*function\b",
+    "bash": r"^\s*(function\s+)?{n}\s*\(\s*\)|^\s*function\s+{n}\b",
+    "python": r"^\s*(async\s+)?def\s+{n}\b",
+}  # fmt: skip
+# C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`), the name, its parameters,
+# and no `;` after them on that line; a statement that calls it starts with a keyword or
+# has `=`, `(`, `<<`... before the name.
+_C_DECLARATION = (
+    r"^[ \t]*(?!(?:return|else|case|throw|new|delete|co_return|yield|await)\b)"
+    r"(?:[A-Za-z_][\w:<>,.\[\]*&?]*[ \t]+)+[*&]?{n}\s*\([^;]*$"
+)
+
+
+def declares(blanked: str, name: str, language: str) -> bool:
+    """Whether `blanked` (code without comments and literals) declares the function `name`."""
+    pattern = _DECLARATIONS.get(language, _C_DECLARATION).format(n=re.escape(name))
+    return re.search(pattern, blanked, re.M) is not None
 
 
 def _rust_tests_as_main(test: str) -> str:
@@ -56,9 +85,9 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
     prompt, test = row["prompt"], row["test"]
     name = _signature_name(row.get("declaration") or prompt)
     ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
-    whole = _freeform(ex, name)
+    whole = _freeform(ex, name, language)
     code = ex.code
     # The nonce goes in the tests' main before the answer is put in, never in an answer's own.
     tests = _rust_tests_as_main(test) if language == "rust" else test
@@ -89,23 +118,53 @@ _GO_STD = {"strings": "strings", "strconv": "strconv", "math": "math", "sort": "
 
 
 def _go_program(row: Row, code: str, whole: bool) -> str:
-    """test_setup's package and imports merged with the prompt's, then solution and tests."""
-    imports = re.findall(r'"[^"]+"', row.get("test_setup", "") + row.get("import", ""))
+    """test_setup's package and imports merged with the prompt's and the answer's, then solution
+    and tests. Go refuses an import nothing uses, and the prompt's imports are for the reference
+    solution: an import no code here uses is dropped (SandboxFusion keeps them all, so an answer
+    that solves the task another way fails to compile there)."""
+    imports = _go_imports(row.get("test_setup", "") + row.get("import", ""))
     if whole:
         code = re.sub(r"^package\s+\w+\s*$", "", code, flags=re.M)
-        for block in re.findall(r"^import\s*\((.*?)\)", code, flags=re.M | re.S):
-            imports += re.findall(r'"[^"]+"', block)
-        code = re.sub(r"^import\s*\(.*?\)|^import\s+\"[^\"]+\"", "", code, flags=re.M | re.S)
+        imports += _go_imports(code)
+        code = re.sub(r"^import\s*\(.*?\)|^import\s+(\w+\s+|[._]\s+)?\"[^\"]+\"", "", code,
+                      flags=re.M | re.S)  # fmt: skip
         code = braces.drop_main(code, "go")
         head = ""
     else:
         head = re.sub(r"^import\s*\(.*?\)\s*", "", row["prompt"], flags=re.M | re.S)
     body = f"{head}{code}\n{row['test']}"
+    used = braces.blank(body)
+    kept = [spec for spec in dict.fromkeys(imports) if _go_import_used(spec, used)]
+    paths = {spec.split()[-1] for spec in kept}
     for ident, path in _GO_STD.items():  # what the tests use without importing it
-        if f'"{path}"' not in imports and re.search(rf"\b{ident}\.\w", body):
-            imports.append(f'"{path}"')
-    block = "\n".join(f"    {i}" for i in dict.fromkeys(imports))
+        if f'"{path}"' not in paths and re.search(rf"\b{ident}\.\w", used):
+            kept.append(f'"{path}"')
+    block = "\n".join(f"    {i}" for i in kept)
     return f"package main\n\nimport (\n{block}\n)\n\n{body}"
+
+
+_GO_IMPORT_SPEC = re.compile(r'^\s*((?:[\w.]+\s+)?"[^"]+")', re.M)
+
+
+def _go_imports(source: str) -> list[str]:
+    """The import specs (`"strings"`, `str "strings"`, `_ "embed"`) of `source`'s imports."""
+    specs: list[str] = []
+    for block in re.findall(r"^import\s*\((.*?)\)", source, flags=re.M | re.S):
+        specs += [" ".join(m.split()) for m in _GO_IMPORT_SPEC.findall(block)]
+    for m in re.finditer(r'^import\s+((?:[\w.]+\s+)?"[^"]+")', source, flags=re.M):
+        specs.append(" ".join(m.group(1).split()))
+    return specs
+
+
+def _go_import_used(spec: str, blanked: str) -> bool:
+    """Whether code (without comments and literals) uses the package an import spec names."""
+    parts = spec.split()
+    alias = parts[0] if len(parts) == 2 else None
+    if alias in ("_", "."):  # imported for its side effects, or into the file's scope
+        return True
+    name = alias or parts[-1].strip('"').rsplit("/", 1)[-1]
+    name = re.sub(r"^v\d+$", "", name) or parts[-1].strip('"').rsplit("/", 2)[-2]
+    return re.search(rf"\b{re.escape(name)}\.\w", blanked) is not None
 
 
 # -- MultiPL-E ----------------------------------------------------------------------------------
@@ -122,19 +181,16 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         tests = tests.replace("class Problem", "class Main")
     name = _signature_name(prompt)
     ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     stops = tuple(s for s in row.get("stop_tokens") or () if not s.startswith("re:"))
     program_tests, nonce = guard_end(tests, language)
-    if _freeform(ex, name):
-        code = ex.code
-        if language == "java":
-            code = code.replace("class Problem", "class Main")
-            code = code.rstrip()
-            code = code[:-1] if code.endswith("}") else code  # the class closes in the tests
+    if _freeform(ex, name, language):
+        code = braces.drop_main(ex.code, language)
+        if language in _SCOPES:
+            code = _open_scope(code, prompt, language)
         elif language == "csharp":
             code = _csharp_open_class(code)
-        code = braces.drop_main(code, language)
         if language == "php":
             code = code.strip().removeprefix("<?php").removesuffix("?>")
         present = set(code.split("\n"))
@@ -154,6 +210,51 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
                                  require_stdout=nonce))  # fmt: skip
 
 
+# Languages whose MultiPL-E prompt opens a scope the tests close after their main.
+_SCOPES = {"java": "class", "scala": "object"}
+
+
+def _open_scope(code: str, prompt: str, language: str) -> str:
+    """A whole Java or Scala answer with the prompt's class (object) left open, as the tests
+    close it after their main: the answer's imports and other types first, then the scope's
+    head and the members of the answer's scope of that name (else of its first one; else the
+    answer is bare members)."""
+    keyword = _SCOPES[language]
+    head = re.search(rf"^[^\n]*\b{keyword}\s+(\w+)[^{{\n]*\{{[ \t]*$", prompt, re.M)
+    if head is None:
+        return code
+    blanked = braces.blank(code)
+    found = list(re.finditer(rf"^[ \t]*(?:(?:public|private|protected|final|static|abstract"
+                             rf"|case)\s+)*{keyword}\s+(\w+)[^{{;=]*\{{", blanked,
+                             re.M))  # fmt: skip
+    scope = next((m for m in found if m.group(1) in (head.group(1), "Problem", "Main")),
+                 found[0] if found else None)  # fmt: skip
+    end = braces.closing(blanked, scope.end() - 1) if scope else None
+    if scope is None or end is None:
+        imports = re.compile(r"^[ \t]*import\s[^\n]*\n?", re.M)
+        return "".join(imports.findall(code)) + head.group(0) + "\n" + imports.sub("", code)
+    after = "".join(_top_level_types(code[end + 1 :]))  # not a usage example's statements
+    return f"{code[: scope.start()].strip()}\n{after}\n{head.group(0)}\n{code[scope.end() : end]}"
+
+
+_TYPE_HEAD = re.compile(
+    r"^(?:(?:public|final|abstract|sealed|case|static)\s+)*"
+    r"(?:class|object|trait|interface|enum|record)\s+\w+[^{;]*\{",
+    re.M,
+)
+
+
+def _top_level_types(code: str) -> list[str]:
+    """The type declarations at column 0 of `code`, each to its closing brace."""
+    blanked = braces.blank(code)
+    spans = []
+    for m in _TYPE_HEAD.finditer(blanked):
+        end = braces.closing(blanked, m.end() - 1)
+        if end is not None and (not spans or m.start() > spans[-1][1]):
+            spans.append((m.start(), end + 1))
+    return [code[a:b] + "\n" for a, b in spans]
+
+
 def _csharp_open_class(code: str) -> str:
     """A whole C# answer as its directives and `class Problem {` with the members of its class
     (or its bare methods), left open: the tests hold the prompt's Main and close the class."""
@@ -170,7 +271,7 @@ def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
     resolve = p.get("resolve", lambda x: x)
     target = resolve({"javascript": "nodejs"}.get(language, language))
     ex = extract(completion, target, None, cfg.extra.get("code_block_idx"))
-    if ex.kind == "empty":
+    if ex.empty:
         return no_code(ex)
     tests: dict[str, str] = {**row.get("test_files", {}), **row.get("editor_files", {})}
     files = {path: text.encode() for path, text in tests.items()}
@@ -205,15 +306,14 @@ def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
         if not Path(path).exists():  # the jail sees the host's /usr
             return Assembled(ex, None, f"aider polyglot {language} exercises need {path} (Debian "
                              f"package {package}; `sandlot setup` installs it)")  # fmt: skip
-        return (_aider_java if language == "java" else _aider_cpp)(row, completion, ex)
+        return _aider_java(row, completion, ex)
+    if language == "cpp":
+        return _aider_cpp(row, completion, ex)
     return Assembled(ex, None, f"aider polyglot {language} exercises have no test runner here")
 
 
-# What the java and cpp exercises need beyond their language rows (from the rows' apt packages).
-_NEEDS = {
-    "java": ("/usr/share/java/assertj-core.jar", "libassertj-core-java"),
-    "cpp": ("/usr/include/catch2/catch.hpp", "catch2"),
-}
+# What the java exercises need beyond their language row (from the java row's apt packages).
+_NEEDS = {"java": ("/usr/share/java/assertj-core.jar", "libassertj-core-java")}
 
 # Debian's jars (libassertj-core-java), reached through a manifest-only jar in the work dir:
 # javac and the JVM follow its Class-Path, so nothing big is copied per run.
@@ -259,15 +359,24 @@ def _aider_java(row: Row, completion: str, ex: Extracted) -> Assembled:
     sources = [b for b in blocks if _JAVA_TYPE.search(b)] or blocks[:1]  # not prose or output
     for code in sources:
         files[_java_file_name(code, stub)] = code.encode()
-    test_text = next(iter(row.get("test_files", {}).values()))
-    test_text = re.sub(r"^\s*@Disabled(\([^)]*\))?[ \t]*$", "", test_text, flags=re.M)
+    # The first test file is the program; the exercise's other test sources (support classes
+    # such as an extension) compile beside it: javac takes every .java in the work dir.
+    tests = [(Path(path).name, _enable_all(text)) for path, text in
+             {**row.get("test_files", {}), **row.get("editor_files", {})}.items()
+             if path.endswith(".java")]  # fmt: skip
+    (_, test_text), others = tests[0], tests[1:]
+    files.update({name: text.encode() for name, text in others})
     return Assembled(ex, Program("junit", test_text, test_text, files=files, run_timeout=60,
                                  compile_timeout=60))  # fmt: skip
 
 
-# Catch2 v2 (Debian's catch2: <catch2/catch.hpp>, header only): its main in a unit of its own,
-# compiled unoptimised beside the solution and the tests, which see every test case enabled.
-_CATCH_MAIN = "#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n"
+def _enable_all(java: str) -> str:
+    return re.sub(r"^\s*@Disabled(\([^)]*\))?[ \t]*$", "", java, flags=re.M)
+
+
+# Exercism's C++ tests include Debian's Catch2 v2 under this macro, and run every case under
+# the other; the catch2 row compiles them with Catch's main and header prebuilt at setup.
+_EXERCISM_DEFINES = "#define EXERCISM_TEST_SUITE\n#define EXERCISM_RUN_ALL_TESTS\n"
 
 
 def _aider_cpp(row: Row, completion: str, ex: Extracted) -> Assembled:
@@ -275,8 +384,9 @@ def _aider_cpp(row: Row, completion: str, ex: Extracted) -> Assembled:
     header = next((s for s in stubs if s.endswith(".h")), None)
     source = next((s for s in stubs if s.endswith(".cpp")), None)
     files = {path: text.encode() for path, text in stubs.items()}
-    tests = row.get("test_files", {})
-    files.update({path: text.encode() for path, text in tests.items()})
+    tests = [(path, _EXERCISM_DEFINES + text) for path, text in row.get("test_files", {}).items()]
+    (_, test_text), others = tests[0], tests[1:]
+    files.update({path: text.encode() for path, text in others})
     blocks = _solution_blocks(completion, ex, ("cpp", "c"))
     # A block that includes the header is the .cpp; the others make up the header. One block
     # that does not include it is a header-only solution (the .cpp then only includes it).
@@ -289,18 +399,8 @@ def _aider_cpp(row: Row, completion: str, ex: Extracted) -> Assembled:
             files[source] = f'#include "{header}"\n'.encode()
     if source and impl:
         files[source] = "\n".join(impl).encode()
-    files["catch_main.cpp"] = _CATCH_MAIN.encode()
-    units = [u for u in (source, *tests) if u]
-    flags = "-std=c++17 -DEXERCISM_TEST_SUITE -DEXERCISM_RUN_ALL_TESTS -I."
-    script = "\n".join([
-        "set -e",
-        f"g++ {flags} -O0 -c -o catch_main.o catch_main.cpp & main=$!",
-        *(f"g++ {flags} -O2 -c -o u{n}.o {shlex.quote(u)}" for n, u in enumerate(units)),
-        "wait $main",
-        "g++ -o tests catch_main.o " + " ".join(f"u{n}.o" for n in range(len(units))),
-        "./tests",
-    ]) + "\n"  # fmt: skip
-    return Assembled(ex, Program("bash", script, script, files=files, run_timeout=120))
+    return Assembled(ex, Program("catch2", test_text, test_text, files=files, run_timeout=60,
+                                 compile_timeout=120))  # fmt: skip
 
 
 def _cargo_name(manifest: str) -> str | None:

@@ -17,7 +17,13 @@ from sandlot.errors import InvalidRequest, JailError, UnknownLanguage
 from sandlot.executor import CodeRequest, Execution, Executor
 from sandlot.judge import prompts, reports
 from sandlot.judge.checkers import TESTLIB, Checker
-from sandlot.judge.datasets import CLASS_FAMILIES, Datasets, DatasetSpec, row_id
+from sandlot.judge.datasets import (
+    CLASS_FAMILIES,
+    MULTIPLE_LANGUAGES,
+    Datasets,
+    DatasetSpec,
+    row_id,
+)
 from sandlot.judge.families import FAMILIES
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
 from sandlot.judge.verdicts import Verdict, of_execution
@@ -58,7 +64,7 @@ class Judge:
 
     # -- problems and prompts ------------------------------------------------------------------
 
-    def spec(self, dataset: str, cfg: JudgeConfig) -> DatasetSpec:
+    def spec(self, dataset: str, cfg: JudgeConfig, row: Row | None = None) -> DatasetSpec:
         if (
             cfg.provided_data is not None
             and dataset not in self.datasets.specs
@@ -71,8 +77,28 @@ class Judge:
                     f"{cfg.dataset_type!r} names no known class; use one of: "
                     f"{', '.join(CLASS_FAMILIES)}"
                 )
-            return DatasetSpec(name=dataset, family=family, file="", language=cfg.language)
+            language = cfg.language
+            if family in ("humaneval", "multiple"):
+                family, language = self._per_language(family, cfg, row)
+            return DatasetSpec(name=dataset, family=family, file="", language=language)
         return self.datasets.spec(dataset)
+
+    def _per_language(self, family: str, cfg: JudgeConfig, row: Row | None) -> tuple[str, str]:
+        """HumanEvalDataset and MultiPLEDataset rows in any language (SandboxFusion reads the
+        row's `language`, MultiPL-E's file suffix such as `cpp`, `rs` or `go_test.go`): python
+        is judged as HumanEval, any other language as MultiPL-E."""
+        if row is None:
+            data = cfg.provided_data
+            row = data if isinstance(data, dict) else next(iter(data or []), None)
+        named = cfg.language or (row or {}).get("language") or "python"
+        if not isinstance(named, str):
+            raise InvalidRequest("a row's 'language' must be a language name")
+        base = named.split(".")[0]
+        for candidate in (*MULTIPLE_LANGUAGES.get(base, ()), base):
+            resolved = self.resolve_language(candidate)
+            if resolved in self.datasets.registry.rows:
+                return ("humaneval" if resolved == "python" else "multiple"), resolved
+        raise InvalidRequest(f"language {named!r} of the provided rows is not supported here")
 
     def rows(self, dataset: str, cfg: JudgeConfig) -> tuple[DatasetSpec, list[Row]]:
         spec = self.spec(dataset, cfg)
@@ -91,11 +117,11 @@ class Judge:
         if data is None:
             return spec, self.datasets.get(spec.name).get(problem_id)
         if isinstance(data, dict):
-            return spec, data
+            return self.spec(dataset, cfg, data), data
         if isinstance(data, list):
             for row in data:
                 if isinstance(row, dict) and str(_safe_id(row, spec)) == str(problem_id):
-                    return spec, row
+                    return self.spec(dataset, cfg, row), row
             raise InvalidRequest(f"config.provided_data has no row with id {problem_id!r}")
         raise InvalidRequest("config.provided_data must be a row (object) or a list of rows")
 

@@ -8,6 +8,7 @@ was cut off), or bare code, possibly continuing the prompt. The result says whic
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -28,11 +29,16 @@ TAG_LANGUAGES = {
 }  # fmt: skip
 
 _OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n`]*$")
-_PY_START = re.compile(
-    r"^(def |async def |class |import |from \w|@\w|if __name__|[A-Za-z_][\w.]*\s*(=|\())"
-)
-_LOOSE_START = re.compile(r"^(#include|package |import |using |fn |func |public |def |class |"
-                          r"function |const |let |var |#!|[a-z_]\w*\s*\()")  # fmt: skip
+# Languages SandboxFusion takes unfenced code in (its heuristic blocks); in strict extraction an
+# unfenced answer in any other language is no answer, as there.
+SF_BARE_LANGUAGES = frozenset({None, "python", "pytest", "bash", "sql"})
+# Languages where `#` starts a comment, so a markdown heading is harmless code there.
+_HASH_COMMENTS = frozenset({"python", "pytest", "bash", "ruby", "perl", "R", "julia"})
+_WORD = re.compile(r"^\(?[A-Za-z][A-Za-z'\u2019-]*[,.:;!?)]*$")
+# Anything in a line that prose rarely has and code usually does.
+_CODE_MARK = re.compile(r"[;{}=<>\[\]`\"$\|&]|::|->|\b[A-Za-z_]\w*\(|^\s*\)")
+_HEADING = re.compile(r"^#{1,6}\s+\S")
+_BULLET = re.compile(r"^([-*+]|\d+[.)])\s+[A-Za-z`*]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +56,11 @@ class Extracted:
     how: str
     language: str | None = None  # the chosen block's language, when its fence said
     continuation: bool = False  # bare code that continues the prompt (an indented body)
+
+    @property
+    def empty(self) -> bool:
+        """No code to judge (an empty fenced block is still `fenced`, as in SandboxFusion)."""
+        return not self.code.strip()
 
 
 def language_of_tag(tag: str) -> str | None:
@@ -112,8 +123,13 @@ def extract(
     language: str | None = None,
     entry_point: str | None = None,
     block_index: int | None = None,
+    strict: bool = False,
 ) -> Extracted:
-    """The code to judge in `completion`, for a program in `language`."""
+    """The code to judge in `completion`, for a program in `language`.
+
+    `strict` is SandboxFusion's extraction for its datasets: without a fence, only python, bash
+    and sql answers are taken (an unfenced C++ answer is no answer there).
+    """
     if not completion.strip():
         return Extracted("", "empty", "the completion is empty")
     blocks = fenced_blocks(completion)
@@ -123,34 +139,95 @@ def extract(
             block, why = closed[block_index], f"block {block_index} as asked"
         else:
             block, why = _choose(closed, language, entry_point)
-        if not block.code.strip():
-            return Extracted("", "empty", "the fenced block is empty")
         count = f"{len(closed)} fenced blocks" if len(closed) > 1 else "one fenced block"
+        if not block.code.strip():  # still a fenced block, as SandboxFusion reports it
+            return Extracted("", "fenced", f"{why} of {count}, which is empty", block.language)
         return Extracted(block.code, "fenced", f"{why} of {count}", block.language)
     if blocks:
         block = blocks[-1]
         if not block.code.strip():
-            return Extracted("", "empty", "the only fence is open and empty")
+            return Extracted("", "incomplete_fenced", "the only fence is open and empty",
+                             block.language)  # fmt: skip
         return Extracted(
             block.code, "incomplete_fenced", "an unclosed fence: from it to the end", block.language
         )
-    return _bare(completion, language)
+    return _bare(completion, language, strict)
 
 
-def _bare(text: str, language: str | None) -> Extracted:
-    """No fences: bare code, possibly after some prose, possibly continuing the prompt."""
+def _bare(text: str, language: str | None, strict: bool) -> Extracted:
+    """No fences: bare code, possibly between some prose, possibly continuing the prompt.
+
+    Only lines that are surely prose are dropped, at the start and at the end: a line that
+    could be code in `language` stays (the compiler decides), and `how` quotes what went.
+    """
     lines = text.split("\n")
     first = next((ln for ln in lines if ln.strip()), "")
     if first[:1] in (" ", "\t"):
         return Extracted(text, "heuristic", "bare code continuing the prompt", continuation=True)
-    start = _PY_START if language in (None, "python", "pytest") else _LOOSE_START
-    for i, line in enumerate(lines):
-        if start.match(line):
-            skipped = f" after {i} line(s) of prose" if i else ""
-            return Extracted("\n".join(lines[i:]), "heuristic", f"bare code{skipped}")
-    if language not in (None, "python", "pytest") and any(c in text for c in ";{}=("):
+    if strict and language not in SF_BARE_LANGUAGES:
+        return Extracted("", "empty", f"no fenced block; unfenced {language} code is not taken "
+                         "(SandboxFusion takes unfenced python, bash and sql only)")  # fmt: skip
+    if language == "bash":  # a shell takes any line as a command (SandboxFusion: all of it)
         return Extracted(text, "heuristic", "bare code, taken whole")
-    return Extracted("", "empty", "no code in the completion: no fence and no line of code")
+    prose = _prose_lines(lines, language)
+    code_at = [i for i, is_prose in enumerate(prose) if not is_prose]
+    if not code_at:
+        return Extracted("", "empty", "no code in the completion: no fence and only prose")
+    start, end = code_at[0], code_at[-1] + 1
+    dropped = [ln.strip() for ln in lines[:start] + lines[end:] if ln.strip()]
+    if not dropped:
+        return Extracted("\n".join(lines[start:end]), "heuristic", "bare code, taken whole")
+    quoted = "; ".join(repr(ln[:60]) for ln in dropped[:3]) + (" ..." if len(dropped) > 3 else "")
+    how = f"bare code; dropped {len(dropped)} line(s) of prose: {quoted}"
+    return Extracted("\n".join(lines[start:end]), "heuristic", how)
+
+
+def _prose_lines(lines: list[str], language: str | None) -> list[bool]:
+    """Per line, whether it is surely prose (blank lines count as prose: they go with it)."""
+    out: list[bool] = []
+    after_prose = False
+    for line in lines:
+        if not line.strip():
+            out.append(True)
+            continue
+        is_prose = _is_prose(line, language, after_prose)
+        out.append(is_prose)
+        after_prose = is_prose
+    return out
+
+
+def _is_prose(line: str, language: str | None, after_prose: bool) -> bool:
+    s = line.strip()
+    if language in (None, "python", "pytest") and _parses_as_python(s):
+        return False
+    if _HEADING.match(s):
+        return language not in _HASH_COMMENTS  # there a comment: harmless, so kept
+    if line[:1] in (" ", "\t") or _CODE_MARK.search(s):
+        return False
+    s = _BULLET.sub(lambda m: m.group()[len(m.group(1)) :].lstrip(), s)
+    tokens = s.split()
+    words = sum(1 for t in tokens if _WORD.match(t))
+    if words < max(1, (2 * len(tokens) + 2) // 3):
+        return False  # numbers, operators, odd tokens: maybe code
+    if len(tokens) == 1:  # "Solution:", "Sure!"; a lone word is kept ("end", "exit")
+        return s[-1] in ":!" and s[0].isupper()
+    sentence_end = s[-1] in ".:!?,"
+    # A sentence: a capital start and (an end mark, or more words than a statement of bare
+    # words has: `module Main where` has three), or the next line of a paragraph.
+    return (s[0].isupper() and (sentence_end or len(tokens) >= 4)) or (
+        after_prose and (sentence_end or len(tokens) >= 5)
+    )
+
+
+def _parses_as_python(s: str) -> bool:
+    """Whether one line is Python by itself, or the head of a block (`def f(x):`)."""
+    for candidate in (s, s + "\n    pass", s + "\ndef _(): pass"):
+        try:
+            ast.parse(candidate)
+        except (SyntaxError, ValueError):
+            continue
+        return True
+    return False
 
 
 def cut_at(code: str, markers: tuple[str, ...]) -> str:

@@ -80,6 +80,17 @@ JAVA_CLASS = (
 # Every jar the request brought, after the given class path entries (for launchers that do not
 # expand `*` in a class path).
 JARS = 'cp=classes:.; for j in *.jar; do [ -e "$j" ] && cp="$cp:$j"; done'
+# Crates Rust programs may use without cargo (HumanEval-X's rand, regex and md5; the aider
+# polyglot exercises' rand, time and anyhow): Debian's sources, built offline by `sandlot setup`
+# into {runtime}/rust-crates (install.py) and found there by name (`--extern NAME`).
+RUST_CRATES = {"rand": "0.8", "regex": "1", "md5": "0.7", "time": "0.3", "anyhow": "1"}
+RUST_CRATES_DIR = "{runtime}/rust-crates"
+RUSTC = ("/usr/bin/rustc", "--edition", "2021", "-L", RUST_CRATES_DIR,
+         *(f"--extern={name}" for name in RUST_CRATES))  # fmt: skip
+# Catch2 v2 (Debian's catch2): its main compiled once and its header precompiled by `sandlot
+# setup` (install.py), with exactly these flags (a precompiled header fits only its flags).
+CATCH2_DIR = "{runtime}/catch2"
+CATCH2_FLAGS = ("-std=c++17", "-O2")
 GPU_MISSING = (
     "not available on this server: it needs an NVIDIA GPU, which this machine does not have and "
     "sandlot's jail does not pass through; send {what} requests to a SandboxFusion GPU pod"
@@ -126,6 +137,7 @@ LANGUAGES: tuple[Language, ...] = (
         source="main.sh",
         run=("/bin/bash", "{src}"),
         version=("/bin/bash", "--version"),
+        binds=(RUST_CRATES_DIR,),  # for scripts that build a crate with rustc (aider's rust)
         requires=("/bin/bash",),
         apt=("bash", "bc"),
         summary="GNU bash, with bc",
@@ -150,8 +162,31 @@ LANGUAGES: tuple[Language, ...] = (
         run=("./main",),
         version=("/usr/bin/g++", "--version"),
         requires=("/usr/bin/g++",),
+        apt=("g++", "libboost-dev"),
+        summary="g++, C++17, -O2, pthread, Boost's headers",
+    ),
+    Language(
+        name="catch2",
+        source="tests.cpp",
+        # Each unit compiled apart, in parallel; units that include Catch get its precompiled
+        # header (first, as a precompiled header must come), all are linked with its main.
+        compile=(
+            "/bin/sh",
+            "-c",
+            'set -e; pids=; for f in *.cpp; do pre=; grep -q "catch2/catch.hpp" "$f" && '
+            'pre="-include catch2/catch.hpp"; '
+            f"/usr/bin/g++ {' '.join(CATCH2_FLAGS)} -I{CATCH2_DIR}/include -I. $pre "
+            '-c "$f" -o "${{f%.cpp}}.o" & pids="$pids $!"; done; for p in $pids; do wait $p; done; '
+            f"exec /usr/bin/g++ -o main *.o {CATCH2_DIR}/catch_main.o -lpthread",
+        ),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/dpkg-query", "-W", "-f=Catch2 ${{Version}}\n", "catch2"),
+        binds=(CATCH2_DIR,),
+        requires=("/usr/bin/g++", "/usr/include/catch2/catch.hpp", f"{CATCH2_DIR}/catch_main.o"),
         apt=("g++", "catch2"),
-        summary="g++, C++17, -O2, pthread",
+        summary="C++17 Catch2 v2 tests (<catch2/catch.hpp>): the code and every .cpp in `files`, "
+        "-O2, linked with a Catch main built once",
     ),
     Language(
         name="java",
@@ -217,23 +252,28 @@ LANGUAGES: tuple[Language, ...] = (
         source="main.rs",
         # Without debug info the binary is 0.45 MB instead of 11.6 MB (std's): that much less
         # to carry from the compile box to the cache and into every run's work dir.
+        # A program of `#[test]` functions and no main is built as its test harness (rustc
+        # --test), which runs them.
         compile=(
-            "/usr/bin/rustc",
-            "--edition",
-            "2021",
-            "-O",
-            "-C",
-            "strip=debuginfo",
-            "-o",
-            "main",
-            "{src}",
+            "/bin/sh",
+            "-c",
+            "t=; grep -q '#\\[test\\]' {src} && ! grep -Eq '\\bfn[[:space:]]+main[[:space:]]*\\(' "
+            f"{{src}} && t=--test; exec {' '.join(RUSTC)} -O -C strip=debuginfo $t -o main {{src}}",
         ),
         artifacts=("main",),
         run=("./main",),
         version=("/usr/bin/rustc", "--version"),
+        binds=(RUST_CRATES_DIR,),
         requires=("/usr/bin/rustc",),
-        apt=("rustc",),
-        summary="rustc, edition 2021, -O, no crates",
+        # regex's default features (its literal optimisations) are a package of their own.
+        apt=(
+            "rustc",
+            "cargo",
+            *(f"librust-{name}-dev" for name in RUST_CRATES),
+            "librust-regex+default-dev",
+        ),
+        summary="rustc, edition 2021, -O; crates rand, regex, md5, time, anyhow; a program of "
+        "only #[test] functions runs them",
     ),
     Language(
         name="go_test",

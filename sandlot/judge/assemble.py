@@ -265,8 +265,9 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         raise InvalidRequest(f"row {row.get('id')!r} has no test.code")
     language = lab.get("execution_language") or lab.get("programming_language") or "python"
     wanted = lab.get("programming_language") or language
+    # SandboxFusion's extraction: unfenced code only in python, bash and sql.
     ex = extract(completion, p.get("resolve", lambda x: x)(wanted), None,
-                 cfg.extra.get("code_block_idx"))  # fmt: skip
+                 cfg.extra.get("code_block_idx"), strict=True)  # fmt: skip
     if ex.empty and not p.get("mbxp"):
         return no_code(ex)
     # MBXP's tests run even with no code in the slot (they fail), as in SandboxFusion: every
@@ -462,7 +463,10 @@ def require_language(cfg: JudgeConfig, dataset: str) -> str:
 
 def build_stdio(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     language = cfg.language or row.get("language") or require_language(cfg, "this dataset")
-    ex = extract(completion, language, None, cfg.extra.get("code_block_idx"))
+    # SandboxFusion's tables (CommonOJ) take unfenced code only in python, bash and sql; users'
+    # datasets take any bare code.
+    strict = not p.get("user")
+    ex = extract(completion, language, None, cfg.extra.get("code_block_idx"), strict=strict)
     if ex.empty:
         return no_code(ex)
     job = stdio_job(language, ex.code, stdio_cases(row.get("test") or row.get("tests")), cfg,
@@ -476,7 +480,7 @@ def build_user(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
     language = row.get("language") or cfg.language or "python"
     if row.get("tests") is not None:
         return build_stdio({**row, "language": language}, completion, cfg,
-                           {"checker": "whitespace"})  # fmt: skip
+                           {"checker": "whitespace", "user": True})  # fmt: skip
     ex = extract(completion, language, row.get("entry_point"), cfg.extra.get("code_block_idx"))
     if ex.empty:
         return no_code(ex)

@@ -19,14 +19,32 @@ from sandlot.judge.assemble import (
 from sandlot.judge.extract import Extracted, cut_at, extract, fenced_blocks
 from sandlot.judge.plans import Assembled, JudgeConfig, Program
 
-# Crates HumanEval-X's Rust declarations `use`; the sandbox has no crates (tasks 0-19 need none).
-_RUST_CRATE_USES = re.compile(r"^use (rand|regex|md5)\b.*$", re.M)
+# Crates every HumanEval-X Rust declaration `use`s (`use rand::Rng; use regex::Regex; use md5;`),
+# though few tasks need them: the rust row has them (install.py builds them).
+_RUST_CRATE_USES = re.compile(r"^use (rand|regex|md5)\b(?:::(\w+))?.*$", re.M)
 
 
-def _signature_name(prompt: str) -> str | None:
-    """The function a prompt ends by declaring (the identifier before its last `(`)."""
-    lines = [ln for ln in prompt.rstrip().split("\n") if ln.strip()]
-    for line in reversed(lines[-3:]):
+def _rust_used_crates(declaration: str, code: str) -> str:
+    """The declaration without its crate `use`s that `code` needs not: nothing to load."""
+    blanked = braces.blank(code)
+
+    def keep(m: re.Match[str]) -> str:
+        names = [n for n in m.groups() if n]
+        return m.group() if any(re.search(rf"\b{n}\b", blanked) for n in names) else ""
+
+    return _RUST_CRATE_USES.sub(keep, declaration)
+
+
+def _signature_name(prompt: str, language: str) -> str | None:
+    """The function a prompt ends by declaring: in its last lines, the last name the language
+    would declare there (`sub f {`, `f <- function(x)`, `bool f(int x) {`)."""
+    lines = [ln for ln in prompt.rstrip().split("\n") if ln.strip()][-3:]
+    for line in reversed(lines):
+        blanked = braces.blank(line)
+        for name in reversed(re.findall(r"[A-Za-z_]\w*", blanked)):
+            if declares(blanked, name, language):
+                return name
+    for line in reversed(lines):  # else the identifier before the last `(` of a code line
         m = re.search(r"([A-Za-z_]\w*)\s*(=\s*\([^)]*\)\s*=>|\()", line)
         if m and not line.lstrip().startswith(("//", "#", "/*", "*")):
             return m.group(1)
@@ -83,7 +101,7 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
     if language == "python":
         return build_humaneval(row, completion, cfg, p)
     prompt, test = row["prompt"], row["test"]
-    name = _signature_name(row.get("declaration") or prompt)
+    name = _signature_name(row.get("declaration") or prompt, language)
     ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
     if ex.empty:
         return no_code(ex)
@@ -103,7 +121,7 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
     elif language == "go_test":
         full = _go_program(row, code, whole)
     elif language == "rust":
-        decl = _RUST_CRATE_USES.sub("", row.get("declaration", ""))
+        decl = _rust_used_crates(row.get("declaration", ""), code + test)
         uses = "\n".join(ln for ln in decl.split("\n") if ln.startswith("use "))
         head = (uses + "\n") if whole else decl + prompt
         full = head + code + "\n" + tests
@@ -119,28 +137,38 @@ _GO_STD = {"strings": "strings", "strconv": "strconv", "math": "math", "sort": "
 
 def _go_program(row: Row, code: str, whole: bool) -> str:
     """test_setup's package and imports merged with the prompt's and the answer's, then solution
-    and tests. Go refuses an import nothing uses, and the prompt's imports are for the reference
-    solution: an import no code here uses is dropped (SandboxFusion keeps them all, so an answer
-    that solves the task another way fails to compile there)."""
+    and tests."""
     imports = _go_imports(row.get("test_setup", "") + row.get("import", ""))
     if whole:
-        code = re.sub(r"^package\s+\w+\s*$", "", code, flags=re.M)
         imports += _go_imports(code)
-        code = re.sub(r"^import\s*\(.*?\)|^import\s+(\w+\s+|[._]\s+)?\"[^\"]+\"", "", code,
-                      flags=re.M | re.S)  # fmt: skip
-        code = braces.drop_main(code, "go")
+        code = _go_without_head(code)
         head = ""
     else:
         head = re.sub(r"^import\s*\(.*?\)\s*", "", row["prompt"], flags=re.M | re.S)
-    body = f"{head}{code}\n{row['test']}"
+    return _go_file("main", imports, f"{head}{code}\n{row['test']}")
+
+
+def _go_without_head(code: str) -> str:
+    """A whole Go answer without its package clause, imports and own main."""
+    code = re.sub(r"^package\s+\w+\s*$", "", code, flags=re.M)
+    code = re.sub(r"^import\s*\(.*?\)|^import\s+(\w+\s+|[._]\s+)?\"[^\"]+\"", "", code,
+                  flags=re.M | re.S)  # fmt: skip
+    return braces.drop_main(code, "go")
+
+
+def _go_file(package: str, imports: list[str], body: str) -> str:
+    """One Go file of `body` with the imports it uses. Go refuses an import nothing uses, and a
+    prompt's imports are for its reference solution: those no code here uses are dropped
+    (SandboxFusion keeps them all, so an answer that solves the task another way fails to
+    compile there); standard packages used but not imported are added."""
     used = braces.blank(body)
     kept = [spec for spec in dict.fromkeys(imports) if _go_import_used(spec, used)]
     paths = {spec.split()[-1] for spec in kept}
-    for ident, path in _GO_STD.items():  # what the tests use without importing it
+    for ident, path in _GO_STD.items():
         if f'"{path}"' not in paths and re.search(rf"\b{ident}\.\w", used):
             kept.append(f'"{path}"')
     block = "\n".join(f"    {i}" for i in kept)
-    return f"package main\n\nimport (\n{block}\n)\n\n{body}"
+    return f"package {package}\n\nimport (\n{block}\n)\n\n{body}"
 
 
 _GO_IMPORT_SPEC = re.compile(r'^\s*((?:[\w.]+\s+)?"[^"]+")', re.M)
@@ -179,7 +207,7 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         # sandlot runs class Main; MultiPL-E's harness names it Problem.
         prompt = prompt.replace("class Problem", "class Main")
         tests = tests.replace("class Problem", "class Main")
-    name = _signature_name(prompt)
+    name = _signature_name(prompt, language)
     ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
     if ex.empty:
         return no_code(ex)
@@ -201,6 +229,11 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         # MultiPL-E tests begin by closing the prompt's function; a whole solution closed it.
         tail = rest if first.strip() == "}" else program_tests
         full = f"{prelude}\n{code}\n{tail}"
+        if language == "go_test":  # one package clause, the imports of prompt and answer
+            package = re.search(r"^package\s+(\w+)", prompt, re.M)
+            full = _go_file(package.group(1) if package else "main",
+                            _go_imports(prompt) + _go_imports(code),
+                            f"{_go_without_head(code)}\n{tail}")  # fmt: skip
     else:
         full = prompt + cut_at(ex.code, stops) + program_tests
     markers = (b"FAILURE",) if language == "racket" else ()  # rackunit reports, exits 0

@@ -323,3 +323,21 @@ def test_catch2_tests_link_the_prebuilt_main(api: httpx.Client) -> None:
     assert "All tests passed" in out["run_result"]["stdout"]
     out = run(api, tests.replace("EXPECTED", "5"), "catch2", files=files, compile_timeout=60)
     assert out["status"] == "Failed" and "FAILED" in out["run_result"]["stdout"]
+
+
+@pytest.mark.parametrize(("bound", "accepted"), [("7", True), ("1", False)])
+def test_aider_rust_exercise_may_use_a_crate(api: httpx.Client, bound: str, accepted: bool) -> None:
+    row = {"language": "rust", "exercise": "dice",
+           "solution_files": {"src/lib.rs": "", "Cargo.toml": ""},
+           "manifest_files": {"Cargo.toml": '[package]\nname = "dice"\n\n[dependencies]\n'
+                              'rand = "0.8"\n'},
+           "test_files": {"tests/dice.rs": "#[test]\nfn first() { assert!(dice::roll() >= 1); }\n"
+                          "#[test]\n#[ignore]\n"
+                          f"fn bound() {{ assert!(dice::roll() < {bound}); }}\n"}}  # fmt: skip
+    answer = ("```rust\nuse rand::Rng;\npub fn roll() -> u8 {\n"
+              "    rand::thread_rng().gen_range(1..7)\n}\n```")  # fmt: skip
+    job = build_aider(row, answer, JudgeConfig(), {}).job
+    assert job is not None
+    files = {name: base64.b64encode(data).decode() for name, data in job.files.items()}
+    out = run(api, job.code, job.language, files=files, run_timeout=120)
+    assert (out["status"] == "Success") is accepted, out  # the ignored test ran too

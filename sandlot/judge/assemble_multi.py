@@ -18,6 +18,7 @@ from sandlot.judge.assemble import (
 )
 from sandlot.judge.extract import Extracted, cut_at, extract, fenced_blocks
 from sandlot.judge.plans import Assembled, JudgeConfig, Program
+from sandlot.languages.table import RUST_CRATES
 
 # Crates every HumanEval-X Rust declaration `use`s (`use rand::Rng; use regex::Regex; use md5;`),
 # though few tasks need them: the rust row has them (install.py builds them).
@@ -444,12 +445,15 @@ def _cargo_name(manifest: str) -> str | None:
 def _rust_script(crate: str, test_files: list[str]) -> str:
     # cargo needs the network for nothing here, but rustc alone is faster: build the library,
     # then each integration test against it, and run every test including the ignored ones.
+    # The crates the exercises' Cargo.toml files name (rand, time, anyhow) are the rust row's,
+    # in the dir the bash row names in $SANDLOT_RUST_CRATES.
+    crates = '-L "$SANDLOT_RUST_CRATES" ' + " ".join(f"--extern={n}" for n in RUST_CRATES)
     lines = ["set -e",
-             f"rustc --edition 2021 --crate-type lib --crate-name {crate} -o lib{crate}.rlib "
-             "src/lib.rs"]  # fmt: skip
+             f"rustc --edition 2021 {crates} --crate-type lib --crate-name {crate} "
+             f"-o lib{crate}.rlib src/lib.rs"]  # fmt: skip
     for n, path in enumerate(test_files):
-        lines.append(f"rustc --edition 2021 --test -L . --extern {crate}=lib{crate}.rlib "
-                     f"-o t{n} {shlex.quote(path)}")  # fmt: skip
+        lines.append(f"rustc --edition 2021 --test -L . {crates} --extern {crate}=lib{crate}.rlib"
+                     f" -o t{n} {shlex.quote(path)}")  # fmt: skip
         lines.append(f"./t{n} --include-ignored -q")
     return "\n".join(lines) + "\n"
 

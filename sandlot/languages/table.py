@@ -137,7 +137,10 @@ LANGUAGES: tuple[Language, ...] = (
         source="main.sh",
         run=("/bin/bash", "{src}"),
         version=("/bin/bash", "--version"),
-        binds=(RUST_CRATES_DIR,),  # for scripts that build a crate with rustc (aider's rust)
+        # Scripts that build a Rust crate with rustc (aider's exercises) find the rust row's
+        # crates in $SANDLOT_RUST_CRATES.
+        binds=(RUST_CRATES_DIR,),
+        env={"SANDLOT_RUST_CRATES": RUST_CRATES_DIR},
         requires=("/bin/bash",),
         apt=("bash", "bc"),
         summary="GNU bash, with bc",
@@ -185,7 +188,7 @@ LANGUAGES: tuple[Language, ...] = (
         binds=(CATCH2_DIR,),
         requires=("/usr/bin/g++", "/usr/include/catch2/catch.hpp", f"{CATCH2_DIR}/catch_main.o"),
         apt=("g++", "catch2"),
-        summary="C++17 Catch2 v2 tests (<catch2/catch.hpp>): the code and every .cpp in `files`, "
+        summary="C++17 Catch2 v2 tests (`<catch2/catch.hpp>`): the code and every .cpp in `files`, "
         "-O2, linked with a Catch main built once",
     ),
     Language(

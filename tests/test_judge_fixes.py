@@ -13,10 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import Server
 
 from sandlot.judge.assemble_multi import build_aider
 from sandlot.judge.plans import JudgeConfig
+from tests.conftest import Server
 
 DATA = Path(__file__).resolve().parents[1] / "sandlot" / "judge" / "data"
 

@@ -560,8 +560,10 @@ def ensure_rust_crates(setup: Setup) -> str:
             f'[package]\nname = "sandlot-crates"\nversion = "0.0.0"\nedition = "2021"\n\n'
             f"[dependencies]\n{deps}"
         )
+        for path in (home, *home.rglob("*")):  # the build (crates' build scripts) runs as nobody
+            os.chown(path, CHECK_UID, CHECK_UID)
         env = {"PATH": PATH, "HOME": tmp, "CARGO_HOME": str(home / ".cargo")}
-        run(["cargo", "build", "--release", "--offline", "--quiet"], env=env, cwd=tmp)
+        run(as_nobody(["cargo", "build", "--release", "--offline", "--quiet"]), env=env, cwd=tmp)
         for rlib in (home / "target" / "release" / "deps").glob("*.rlib"):
             shutil.copy2(rlib, new / rlib.name)
     make_world_readable(new)

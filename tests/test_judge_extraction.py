@@ -150,6 +150,14 @@ def test_scala_whole_answer_leaves_the_object_open_and_drops_trailing_statements
     assert code.index("class Helper") < code.index("object Problem {")
 
 
+def test_java_answer_cut_off_inside_its_class_keeps_its_members() -> None:
+    prompt = "import java.util.*;\nclass Main {\n    public static long f(long x) {\n"
+    cut = "import java.util.*;\nclass Problem {\n    public static long f(long x) {\n"
+    code = _open_scope(cut + "        return x;\n    }\n\n", prompt, "java")
+    assert code.count("class ") == 1 and code.startswith("import java.util.*;\nclass Main {")
+    assert code.rstrip().endswith("return x;\n    }")
+
+
 def test_java_bare_method_answer_is_put_in_the_prompt_class() -> None:
     prompt = "import java.util.*;\nclass Main {\n    public static long f(long x) {\n"
     code = _open_scope("import java.io.*;\npublic static long f(long x) { return x; }", prompt,

@@ -263,10 +263,12 @@ def _open_scope(code: str, prompt: str, language: str) -> str:
                              re.M))  # fmt: skip
     scope = next((m for m in found if m.group(1) in (head.group(1), "Problem", "Main")),
                  found[0] if found else None)  # fmt: skip
-    end = braces.closing(blanked, scope.end() - 1) if scope else None
-    if scope is None or end is None:
+    if scope is None:
         imports = re.compile(r"^[ \t]*import\s[^\n]*\n?", re.M)
         return "".join(imports.findall(code)) + head.group(0) + "\n" + imports.sub("", code)
+    end = braces.closing(blanked, scope.end() - 1)
+    if end is None:  # an answer cut off inside its scope: its members run to the end
+        return f"{code[: scope.start()].strip()}\n{head.group(0)}\n{code[scope.end() :]}"
     after = "".join(_top_level_types(code[end + 1 :]))  # not a usage example's statements
     return f"{code[: scope.start()].strip()}\n{after}\n{head.group(0)}\n{code[scope.end() : end]}"
 

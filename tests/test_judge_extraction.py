@@ -105,6 +105,14 @@ def test_unfenced_cpp_is_no_answer_in_strict_extraction() -> None:
         ("  return fib(n - 1) + fib(n - 2);\n}", "fib", "nodejs", False),
         ("const fib = (n) => n;", "fib", "nodejs", True),
         ("    return Modp(n-1, p)\n}", "Modp", "go_test", False),
+        ("Tuple!(long, long) sum_product(long[] numbers) {", "sum_product", "D_ut", True),
+        ("    return sum_product(numbers[1 .. $]);", "sum_product", "D_ut", False),
+        (
+            "public static (List<object>, List<object>) Split(List<object> l) {",
+            "Split",
+            "csharp",
+            True,
+        ),
         ("func Modp(n int, p int) int {", "Modp", "go_test", True),
     ],
 )

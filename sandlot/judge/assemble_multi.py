@@ -36,15 +36,22 @@ def _rust_used_crates(declaration: str, code: str) -> str:
     return _RUST_CRATE_USES.sub(keep, declaration)
 
 
+def _declared_name(line: str, language: str) -> str | None:
+    """The last name `line` (without comments and literals) declares as a function, if any."""
+    for name in reversed(re.findall(r"[A-Za-z_]\w*", line)):
+        if declares(line, name, language):
+            return name
+    return None
+
+
 def _signature_name(prompt: str, language: str) -> str | None:
     """The function a prompt ends by declaring: in its last lines, the last name the language
     would declare there (`sub f {`, `f <- function(x)`, `bool f(int x) {`)."""
     lines = [ln for ln in prompt.rstrip().split("\n") if ln.strip()][-3:]
     for line in reversed(lines):
-        blanked = braces.blank(line)
-        for name in reversed(re.findall(r"[A-Za-z_]\w*", blanked)):
-            if declares(blanked, name, language):
-                return name
+        name = _declared_name(braces.blank(line), language)
+        if name is not None:
+            return name
     for line in reversed(lines):  # else the identifier before the last `(` of a code line
         m = re.search(r"([A-Za-z_]\w*)\s*(=\s*\([^)]*\)\s*=>|\()", line)
         if m and not line.lstrip().startswith(("//", "#", "/*", "*")):
@@ -57,7 +64,13 @@ def _freeform(ex: Extracted, name: str | None, language: str) -> bool:
     may well call the function: a recursive body is still a body)."""
     if ex.continuation or not name:
         return False
-    return declares(braces.blank(ex.code), name, language)
+    blanked = braces.blank(ex.code)
+    if declares(blanked, name, language):
+        return True
+    # An answer that opens with a directive or a declaration of its own (a helper, or the
+    # function under another name) is a whole program too; a body opens with a statement.
+    first = next((ln for ln in blanked.split("\n") if ln.strip()), "")
+    return _PRELUDE.match(first) is not None or _declared_name(first, language) is not None
 
 
 # How a function is declared, per language ({n}: its name); a call never looks like these.
@@ -73,12 +86,14 @@ _DECLARATIONS = {
     "bash": r"^\s*(function\s+)?{n}\s*\(\s*\)|^\s*function\s+{n}\b",
     "python": r"^\s*(async\s+)?def\s+{n}\b",
 }  # fmt: skip
-# C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`), the name, its parameters,
-# and no `;` after them on that line; a statement that calls it starts with a keyword or
-# has `=`, `(`, `<<`... before the name.
+# C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`, D's `Tuple!(long, long)`,
+# C#'s `(int, string)`), the name, its parameters, and no `;` after them on that line; a
+# statement that calls it starts with a keyword or has `=`, `(`, `<<`... before the name.
 _C_DECLARATION = (
     r"^[ \t]*(?!(?:return|else|case|throw|new|delete|co_return|yield|await)\b)"
-    r"(?:[A-Za-z_][\w:<>,.\[\]*&?]*[ \t]+)+[*&]?{n}\s*\([^;]*$"
+    r"(?:(?:[A-Za-z_][\w:<>,.\[\]*&?]*(?:!(?:\([^()\n]*\)|\w+)[\[\]*&]*)?"
+    r"|\([\w<>,.\[\]? ]*\))[ \t]+)+"
+    r"[*&]?{n}\s*\([^;]*$"
 )
 
 

@@ -1,18 +1,61 @@
-"""What the executor returns, and the one mapping from jail outcomes to SandboxFusion's verdicts."""
+"""What the executor returns, and the one mapping from how a run ended to a verdict: the judge's
+per-test verdicts, SandboxFusion's statuses and the reasons given for a failed case all derive
+from `verdict_of`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from sandlot.jail import Limit, Outcome
 
 # SandboxFusion's enums (research/sandboxfusion.md §1.2); never add values, add fields instead.
 SUCCESS, FAILED, SANDBOX_ERROR = "Success", "Failed", "SandboxError"
 FINISHED, TIME_LIMIT_EXCEEDED, ERROR = "Finished", "TimeLimitExceeded", "Error"
+TIME_LIMITS = frozenset({Limit.WALL_TIME, Limit.CPU_TIME})
+
+
+class Verdict(StrEnum):
+    """A test's verdict (sandlot's extra fields; SandboxFusion's enums are never extended)."""
+
+    ACCEPTED = "accepted"
+    WRONG_ANSWER = "wrong_answer"
+    TIME_LIMIT = "time_limit_exceeded"
+    MEMORY_LIMIT = "memory_limit_exceeded"
+    OUTPUT_LIMIT = "output_limit_exceeded"
+    RUNTIME_ERROR = "runtime_error"
+    COMPILE_ERROR = "compile_error"
+    SANDBOX_ERROR = "sandbox_error"
+    NO_CODE = "no_code"
+    SKIPPED = "skipped"  # not run: an earlier case failed and run_all_cases is off
+
+
+_BY_LIMIT = {Limit.WALL_TIME: Verdict.TIME_LIMIT, Limit.CPU_TIME: Verdict.TIME_LIMIT,
+             Limit.MEMORY: Verdict.MEMORY_LIMIT, Limit.OUTPUT: Verdict.OUTPUT_LIMIT}  # fmt: skip
+
+
+def verdict_of(outcome: Outcome) -> Verdict | None:
+    """The verdict a run earned by how it ended, or None when it ended cleanly (exit 0)."""
+    if outcome.limit is not None:
+        return _BY_LIMIT[outcome.limit]
+    if outcome.signal is not None or outcome.exit_code != 0:
+        return Verdict.RUNTIME_ERROR
+    return None
+
+
+def describe(outcome: Outcome) -> str:
+    """Why a run gave no answer, in words: the limit that stopped it, its signal or exit code."""
+    verdict = verdict_of(outcome)
+    if verdict is not None and verdict is not Verdict.RUNTIME_ERROR:
+        return verdict.value.replace("_", " ")
+    if outcome.signal is not None:
+        return f"killed by signal {outcome.signal}"
+    return f"exited with code {outcome.exit_code}"
 
 
 def command_status(outcome: Outcome) -> str:
-    return TIME_LIMIT_EXCEEDED if outcome.limit in (Limit.WALL_TIME, Limit.CPU_TIME) else FINISHED
+    return TIME_LIMIT_EXCEEDED if verdict_of(outcome) is Verdict.TIME_LIMIT else FINISHED
 
 
 def return_code(outcome: Outcome) -> int | None:

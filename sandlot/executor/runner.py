@@ -17,8 +17,10 @@ from sandlot.errors import InvalidRequest, JailError, TooLarge
 from sandlot.executor import harness
 from sandlot.executor.admission import Admission
 from sandlot.executor.cache import Build, CompileCache, build_key
-from sandlot.executor.results import CaseResult, Execution, TestRun
-from sandlot.jail import Jail, Limit, Limits, Outcome, RunSpec
+from sandlot.executor.compare import Checker
+from sandlot.executor.results import CaseResult, Execution, TestRun, describe
+from sandlot.executor.shell import shell_spec
+from sandlot.jail import Jail, Limits, Outcome, RunSpec
 from sandlot.jail.workdir import safe_relpath
 from sandlot.languages import Language, Registry
 
@@ -44,16 +46,8 @@ class TestCase:
     stdin: str | None = None
 
 
-def same_output(actual: str, expected: str) -> bool:
-    """Equal up to trailing spaces on each line and trailing blank lines."""
-
-    def norm(text: str) -> list[str]:
-        lines = [line.rstrip() for line in text.replace("\r\n", "\n").split("\n")]
-        while lines and not lines[-1]:
-            lines.pop()
-        return lines
-
-    return norm(actual) == norm(expected)
+# `/run_code` stdin cases: equal up to trailing spaces on each line and trailing blank lines.
+STDOUT_CHECKER = Checker(mode="lines")
 
 
 class Executor:
@@ -120,9 +114,20 @@ class Executor:
         return await loop.run_in_executor(self._threads, self.jail.run, slot, spec)
 
     async def run_box(self, spec: RunSpec) -> Outcome:
-        """One prepared run, queued for a slot like any other (a repository's test command)."""
+        """One prepared run, queued for a slot like any other."""
         async with self.admission.slot() as slot:
             return await self._jail_run(slot, spec)
+
+    async def run_shell(self, cmd: str, files: dict[str, bytes], timeout: float) -> Outcome:
+        """`/bin/bash -c cmd` over `files` in a fresh box with every toolchain (a repository's
+        tests); InvalidRequest for an empty command, a bad path or a timeout out of range."""
+        if not cmd.strip():
+            raise InvalidRequest("the test command is empty: pass e.g. --cmd 'pytest -q'")
+        for name in files:
+            safe_relpath(name)
+        if sum(len(v) for v in files.values()) > self.config.max_files_bytes:
+            raise TooLarge(f"files total more than the {self.config.max_files_bytes} bytes")
+        return await self.run_box(shell_spec(self.config, self.registry, cmd, files, timeout))
 
     def _spec(self, row: Language, argv: tuple[str, ...], memory_mb: int, **kw) -> RunSpec:
         runtime = self.config.runtime_dir
@@ -251,22 +256,10 @@ class Executor:
                 data = json.loads(verdict)
                 result.passed, result.actual = bool(data["passed"]) and outcome.ok, data["actual"]
             else:
-                result.error = _why_no_verdict(outcome)
+                result.error = describe(outcome)
         else:
             result.actual = outcome.stdout.decode(errors="replace")
-            result.passed = outcome.ok and same_output(result.actual, case.expected)
+            result.passed = outcome.ok and STDOUT_CHECKER.compare(result.actual, case.expected)[0]
             if not outcome.ok:
-                result.error = _why_no_verdict(outcome)
+                result.error = describe(outcome)
         return result
-
-
-def _why_no_verdict(outcome: Outcome) -> str:
-    if outcome.limit is Limit.WALL_TIME or outcome.limit is Limit.CPU_TIME:
-        return "time limit exceeded"
-    if outcome.limit is Limit.MEMORY:
-        return "memory limit exceeded"
-    if outcome.limit is Limit.OUTPUT:
-        return "output limit exceeded"
-    if outcome.signal is not None:
-        return f"killed by signal {outcome.signal}"
-    return f"exited with code {outcome.exit_code}"

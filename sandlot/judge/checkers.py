@@ -1,109 +1,12 @@
-"""Output checkers for stdin/stdout problems.
-
-Built-in: exact bytes; whitespace-tolerant (tokens per line, trailing blank lines ignored);
-case-tolerant; float tolerance (absolute and relative) on numeric tokens; `sandboxfusion`
-(its CommonOJ rule: per line, case-insensitive, relative 1e-5). A custom checker is a program in
-any language run in the jail, testlib-style: it reads `input.txt`, `output.txt` (the program's)
-and `answer.txt` (expected) from its work dir and exits 0 to accept.
-"""
+"""The judge's checkers: the executor's output comparison (`sandlot.executor.compare`), plus
+testlib's exit codes for a custom checker program, which the judge runs in the jail."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from sandlot.executor.compare import MODES, Checker
 
-from sandlot.errors import InvalidRequest
+__all__ = ["MODES", "TESTLIB", "Checker"]
 
-MODES = ("exact", "whitespace", "case", "float", "sandboxfusion", "custom")
 # testlib's exit codes
 TESTLIB = {0: "ok", 1: "wrong answer", 2: "presentation error", 3: "checker failed",
            7: "partially correct"}  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Checker:
-    mode: str = "whitespace"
-    ignore_case: bool = False
-    abs_tol: float | None = None
-    rel_tol: float | None = None
-    code: str | None = None  # the custom checker's source
-    language: str = "python"
-
-    @classmethod
-    def parse(cls, spec: object) -> Checker:
-        """From a config value: a mode name, or {"mode", "abs_tol", "rel_tol", "code", ...}."""
-        if spec is None:
-            return cls()
-        if isinstance(spec, str):
-            spec = {"mode": spec}
-        if not isinstance(spec, dict):
-            raise InvalidRequest("checker must be a mode name or an object with 'mode'")
-        mode = spec.get("mode") or ("custom" if spec.get("code") else "whitespace")
-        if mode not in MODES:
-            raise InvalidRequest(f"unknown checker {mode!r}; use one of: {', '.join(MODES)}")
-        if mode == "custom" and not isinstance(spec.get("code"), str):
-            raise InvalidRequest("a custom checker needs 'code' (and 'language', default python)")
-        try:
-            abs_tol = _num(spec.get("abs_tol", 1e-6 if mode == "float" else None))
-            rel_tol = _num(spec.get("rel_tol", 1e-6 if mode == "float" else None))
-        except (TypeError, ValueError):
-            raise InvalidRequest("checker abs_tol and rel_tol must be numbers") from None
-        if mode == "sandboxfusion":
-            rel_tol = rel_tol if rel_tol is not None else 1e-5
-        return cls(
-            mode=mode,
-            ignore_case=mode in ("case", "sandboxfusion") or bool(spec.get("ignore_case")),
-            abs_tol=abs_tol,
-            rel_tol=rel_tol,
-            code=spec.get("code"),
-            language=spec.get("language") or "python",
-        )
-
-    def compare(self, actual: str, expected: str) -> tuple[bool, str | None]:
-        """Whether `actual` is accepted for `expected`, and if not, where they first differ."""
-        if self.mode == "exact":
-            return (True, None) if actual == expected else (False, "output differs (exact)")
-        got, want = _lines(actual, self.mode), _lines(expected, self.mode)
-        if len(got) != len(want):
-            return False, f"expected {len(want)} line(s), got {len(got)}"
-        for n, (g, w) in enumerate(zip(got, want, strict=True), 1):
-            if len(g) != len(w):
-                return False, f"line {n}: expected {len(w)} token(s), got {len(g)}"
-            for a, b in zip(g, w, strict=True):
-                if not self._token_equal(a, b):
-                    return False, f"line {n}: expected {_short(b)}, got {_short(a)}"
-        return True, None
-
-    def _token_equal(self, a: str, b: str) -> bool:
-        if a == b or (self.ignore_case and a.lower() == b.lower()):
-            return True
-        if self.abs_tol is None and self.rel_tol is None:
-            return False
-        try:
-            x, y = float(a), float(b)
-        except ValueError:
-            return False
-        if math.isnan(x) or math.isnan(y):
-            return math.isnan(x) and math.isnan(y)
-        return math.isclose(x, y, rel_tol=self.rel_tol or 0.0, abs_tol=self.abs_tol or 0.0)
-
-
-def _num(value: object) -> float | None:
-    return None if value is None else float(value)  # type: ignore[arg-type]
-
-
-def _lines(text: str, mode: str) -> list[list[str]]:
-    lines = text.replace("\r\n", "\n").split("\n")
-    # SandboxFusion compares whole stripped lines; the other modes compare tokens.
-    tokens = [[ln.strip()] if mode == "sandboxfusion" else ln.split() for ln in lines]
-    while tokens and not any(tokens[-1]):
-        tokens.pop()
-    if mode == "sandboxfusion":
-        tokens = [t if t != [""] else [] for t in tokens]
-        while tokens and not tokens[0]:
-            tokens.pop(0)
-    return tokens
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")

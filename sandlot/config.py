@@ -60,6 +60,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_files_bytes", 64 * MiB, "largest total of `files` (decoded) a request may send"),
     Setting("max_test_cases", 1000, "most test cases in one request"),
     Setting("dataset_dir", "", "a directory of *.jsonl user datasets for the judge (see docs)"),
+    Setting("coder_roots", "", "colon-separated directories POST /code may edit (none: any)"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -92,6 +93,7 @@ class Config:
     max_files_bytes: int
     max_test_cases: int
     dataset_dir: str
+    coder_roots: str
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> Config:

@@ -13,17 +13,26 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sandlot.coder import aider, worktree
 from sandlot.coder.install import find_aider
+from sandlot.coder.task import (
+    ANSWERED,
+    FAILED_TESTS,
+    LLM_ERROR,
+    MAX_ATTEMPTS,
+    NO_CHANGES,
+    PASSED,
+    TIMEOUT,
+    Attempt,
+    CodeResult,
+    CodeTask,
+)
 from sandlot.coder.testrun import TestOutcome
 from sandlot.errors import InvalidRequest
 
-PASSED, FAILED_TESTS, NO_CHANGES = "passed", "failed_tests", "no_changes"
-LLM_ERROR, TIMEOUT, ANSWERED = "llm_error", "timeout", "answered"
-MAX_ATTEMPTS = 10
 CONF = ".aider.conf.yml"
 # Which key a model needs, by litellm-style prefix; other providers are not checked up front.
 KEY_FOR = (
@@ -36,63 +45,6 @@ KEY_FOR = (
 
 # Runs a test command over a directory and says how it went (the sandbox, or a stand-in).
 TestRunner = Callable[[Path, str, float], TestOutcome]
-
-
-@dataclass(slots=True)
-class CodeTask:
-    repo: str
-    message: str
-    files: list[str] = field(default_factory=list)
-    read: list[str] = field(default_factory=list)
-    model: str | None = None
-    edit_format: str | None = None
-    test_cmd: str | None = None
-    max_attempts: int = 2
-    ask: bool = False
-    apply: bool = False
-    allow_dirty: bool = False
-    aider_config: bool = False  # honour .aider.conf.yml (the repo's and ~/.aider.conf.yml)
-    attempt_timeout: float = 600.0
-    test_timeout: float = 120.0
-    llm_grace: float = 20.0
-    keep_worktree: bool = False
-    stream: bool = False
-
-
-@dataclass(slots=True)
-class Attempt:
-    number: int
-    seconds: float
-    edited: list[str]
-    commit: str | None
-    tests: dict[str, object] | None = None
-    llm_error: str | None = None
-    log_tail: str = ""  # the end of what aider printed (the model's reply, applied edits)
-
-
-@dataclass(slots=True)
-class CodeResult:
-    status: str
-    message: str
-    branch: str | None = None
-    base: str | None = None
-    head: str | None = None
-    diff: str = ""
-    files_changed: list[str] = field(default_factory=list)
-    attempts: list[Attempt] = field(default_factory=list)
-    applied: bool = False
-    model: str = ""
-    test_cmd: str | None = None
-    worktree: str | None = None
-    answer: str | None = None
-    log_tail: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.status in (PASSED, ANSWERED)
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
 
 
 @dataclass(slots=True)
@@ -196,96 +148,120 @@ def run_task(prep: Prepared, tests: TestRunner, log: Callable[[str], None] = lam
     """The loop. What the model or the tests do is the result's status, never an exception;
     only a sandbox that cannot run at all raises (SandlotError), after cleaning up."""
     task = prep.task
-    redact = aider.Redactor(prep.keys)
     result = CodeResult(status=NO_CHANGES, message="", model=prep.model, test_cmd=prep.test_cmd)
-    scratch = Path(tempfile.mkdtemp(prefix="sandlot-coder-"))
-    tree: worktree.Worktree | None = None
-    outputs: list[str] = []
+    run = _Run(prep, tests, log, result, aider.Redactor(prep.keys),
+               Path(tempfile.mkdtemp(prefix="sandlot-coder-")))  # fmt: skip
     try:
-        tree = worktree.Worktree.create(prep.state, scratch, task.message)
-        result.branch, result.base = tree.branch, tree.base
+        run.tree = worktree.Worktree.create(prep.state, run.scratch, task.message)
+        result.branch, result.base = run.tree.branch, run.tree.base
         if not task.aider_config:
-            tree.hide(CONF)  # the repo's aider config is honoured only when asked for
-        log(f"worktree {tree.path} on branch {tree.branch} from {tree.base[:10]}")
-        message = task.message
-        last: TestOutcome | None = None
+            run.tree.hide(CONF)  # the repo's aider config is honoured only when asked for
+        log(f"worktree {run.tree.path} on branch {run.tree.branch} from {run.tree.base[:10]}")
+        message: str | None = task.message
         for number in range(1, task.max_attempts + 1):
-            work = scratch / f"attempt-{number}"
-            work.mkdir()
-            log(f"attempt {number}: aider ({prep.model})")
-            run = aider.run(prep.options, tree.path, work, message, prep.files, prep.read,
-                            prep.keys)  # fmt: skip
-            outputs.append(run.output)
-            commit = None if task.ask else tree.commit_all(
-                f"sandlot code: {task.message.strip().splitlines()[0][:60]} (attempt {number})"
-            )  # fmt: skip
-            attempt = Attempt(
-                number,
-                round(run.seconds, 2),
-                run.applied,
-                commit,
-                llm_error=redact(run.llm_error) if run.llm_error else None,
-                log_tail=redact(_tail(run.output, 2000)),
-            )
-            result.attempts.append(attempt)
-            if run.timed_out:
-                result.status = TIMEOUT
-                result.message = f"aider did not finish within {task.attempt_timeout:g}s"
+            message = _attempt(run, number, message)
+            if message is None:
                 break
-            if run.llm_error and (run.stopped_for_llm or commit is None):
-                result.status = LLM_ERROR
-                result.message = (
-                    f"the model could not be used ({redact(run.llm_error)}); check the model "
-                    "name, the API key and the endpoint (OPENAI_API_BASE / OPENAI_BASE_URL)"
-                )
-                break
-            if task.ask:
-                result.status, result.answer = ANSWERED, redact(aider.answer_text(run.output))
-                result.message = "answered; nothing was edited"
-                break
-            if commit is None and last is None:
-                result.status = NO_CHANGES
-                result.message = "aider made no change to the repository"
-                break
-            log(f"attempt {number}: tests in the sandbox: {prep.test_cmd}")
-            assert prep.test_cmd is not None
-            last = tests(tree.path, prep.test_cmd, task.test_timeout)
-            attempt.tests = last.to_dict()
-            attempt.tests["output_tail"] = redact(str(attempt.tests["output_tail"]))
-            log(f"attempt {number}: {last.summary()}")
-            if last.passed:
-                result.status = PASSED
-                result.message = f"tests pass after {number} attempt(s)"
-                break
-            result.status = FAILED_TESTS
-            result.message = f"tests still fail after {number} attempt(s): {last.summary()}"
-            message = feedback(task.message, prep.test_cmd, last)
-        result.head = tree.head()
-        result.diff = redact(tree.diff())
-        result.files_changed = tree.changed_files()
-        if result.head == tree.base and not task.keep_worktree:
-            # A branch without a commit is noise in the user's repository: drop it.
-            tree.remove()
-            worktree.git(prep.state.root, "branch", "-D", tree.branch, check=False)
-            result.branch, tree = None, None
-        if task.apply and result.status == PASSED and result.head:
-            try:
-                worktree.apply(prep.state, result.head)
-            except InvalidRequest as exc:
-                result.message += f"; not applied: {exc}"
-            else:
-                result.applied = True
-                result.message += f"; {prep.state.branch} fast-forwarded to {result.head[:10]}"
+        _conclude(run)
     finally:
-        result.log_tail = redact(_tail("".join(outputs), 6000))
-        if tree is not None:
+        result.log_tail = run.redact(_tail("".join(run.outputs), 6000))
+        if run.tree is not None:
             if task.keep_worktree:
-                result.worktree = str(tree.path)
+                result.worktree = str(run.tree.path)
             else:
-                tree.remove()
+                run.tree.remove()
         if not task.keep_worktree:
-            shutil.rmtree(scratch, ignore_errors=True)
+            shutil.rmtree(run.scratch, ignore_errors=True)
     return result
+
+
+@dataclass(slots=True)
+class _Run:
+    """One task's moving parts while its loop runs."""
+
+    prep: Prepared
+    tests: TestRunner
+    log: Callable[[str], None]
+    result: CodeResult
+    redact: aider.Redactor
+    scratch: Path
+    tree: worktree.Worktree | None = None
+    outputs: list[str] = field(default_factory=list)
+    last: TestOutcome | None = None  # the latest test run
+
+
+def _attempt(run: _Run, number: int, message: str) -> str | None:
+    """One edit (and test) round; the message for the next round, or None to stop."""
+    prep, task, result, redact, tree = run.prep, run.prep.task, run.result, run.redact, run.tree
+    assert tree is not None
+    work = run.scratch / f"attempt-{number}"
+    work.mkdir()
+    run.log(f"attempt {number}: aider ({prep.model})")
+    edit = aider.run(prep.options, tree.path, work, message, prep.files, prep.read, prep.keys)
+    run.outputs.append(edit.output)
+    commit = None if task.ask else tree.commit_all(
+        f"sandlot code: {task.message.strip().splitlines()[0][:60]} (attempt {number})"
+    )  # fmt: skip
+    attempt = Attempt(
+        number, round(edit.seconds, 2), edit.applied, commit,
+        llm_error=redact(edit.llm_error) if edit.llm_error else None,
+        log_tail=redact(_tail(edit.output, 2000)),
+    )  # fmt: skip
+    result.attempts.append(attempt)
+    if edit.timed_out:
+        result.status = TIMEOUT
+        result.message = f"aider did not finish within {task.attempt_timeout:g}s"
+        return None
+    if edit.llm_error and (edit.stopped_for_llm or commit is None):
+        result.status = LLM_ERROR
+        result.message = (
+            f"the model could not be used ({redact(edit.llm_error)}); check the model "
+            "name, the API key and the endpoint (OPENAI_API_BASE / OPENAI_BASE_URL)"
+        )
+        return None
+    if task.ask:
+        result.status, result.answer = ANSWERED, redact(aider.answer_text(edit.output))
+        result.message = "answered; nothing was edited"
+        return None
+    if commit is None and run.last is None:
+        result.status = NO_CHANGES
+        result.message = "aider made no change to the repository"
+        return None
+    run.log(f"attempt {number}: tests in the sandbox: {prep.test_cmd}")
+    assert prep.test_cmd is not None
+    run.last = last = run.tests(tree.path, prep.test_cmd, task.test_timeout)
+    attempt.tests = last.to_dict()
+    attempt.tests["output_tail"] = redact(str(attempt.tests["output_tail"]))
+    run.log(f"attempt {number}: {last.summary()}")
+    if last.passed:
+        result.status = PASSED
+        result.message = f"tests pass after {number} attempt(s)"
+        return None
+    result.status = FAILED_TESTS
+    result.message = f"tests still fail after {number} attempt(s): {last.summary()}"
+    return feedback(task.message, prep.test_cmd, last)
+
+
+def _conclude(run: _Run) -> None:
+    """Record the branch's end state; drop a branch without commits; apply when asked and passed."""
+    prep, task, result, tree = run.prep, run.prep.task, run.result, run.tree
+    assert tree is not None
+    result.head = tree.head()
+    result.diff = run.redact(tree.diff())
+    result.files_changed = tree.changed_files()
+    if result.head == tree.base and not task.keep_worktree:
+        # A branch without a commit is noise in the user's repository: drop it.
+        tree.remove()
+        worktree.git(prep.state.root, "branch", "-D", tree.branch, check=False)
+        result.branch, run.tree = None, None
+    if task.apply and result.status == PASSED and result.head:
+        try:
+            worktree.apply(prep.state, result.head)
+        except InvalidRequest as exc:
+            result.message += f"; not applied: {exc}"
+        else:
+            result.applied = True
+            result.message += f"; {prep.state.branch} fast-forwarded to {result.head[:10]}"
 
 
 def _tail(text: str, limit: int) -> str:

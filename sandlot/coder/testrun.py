@@ -2,27 +2,21 @@
 `files`, the command runs as `/bin/bash -c CMD` with the sandbox runtimes on PATH, no network,
 the usual limits. The tests of code a model just wrote are untrusted code like any other.
 
-Goes through the executor's admission (slots, queue) and the jail; never around them.
+Goes through the executor (its admission: slots, queue); never around it.
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
 import os
 import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+from sandlot.coder.task import TEST_TIMEOUT
+from sandlot.errors import InvalidRequest, JailError, TooLarge
+from sandlot.executor import TIME_LIMITS, Executor
 
-from sandlot.config import Config
-from sandlot.errors import InvalidRequest, JailError, SandlotError, TooLarge
-from sandlot.executor import Executor
-from sandlot.jail import Limit, Limits, RunSpec
-
-DEFAULT_TIMEOUT = 120.0
 TAIL_BYTES = 8192
 # Directories never shipped when the repository is not a git checkout (git honours .gitignore).
 SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__",
@@ -46,7 +40,7 @@ class TestOutcome:
         """A shell-style exit status: the command's, 124 past a time limit, 128+N on signal N."""
         if self.error is not None:
             return 125
-        if self.limit in (Limit.WALL_TIME, Limit.CPU_TIME):
+        if self.limit in TIME_LIMITS:
             return 124
         if self.signal is not None:
             return 128 + self.signal
@@ -158,40 +152,8 @@ def _walk(root: Path) -> list[str]:
     return out
 
 
-def box_spec(executor: Executor, cmd: str, files: dict[str, bytes], timeout: float) -> RunSpec:
-    """The jail run for one test command: every usable toolchain bound, Python first on PATH."""
-    cfg = executor.config
-    registry = executor.registry
-    runtime = cfg.runtime_dir
-    if timeout <= 0 or timeout > cfg.max_run_timeout:
-        raise InvalidRequest(
-            f"test timeout {timeout:g}s must be positive and at most {cfg.max_run_timeout:g}s"
-        )
-    binds: list[str] = []
-    env: dict[str, str] = {}
-    for row in registry.rows.values():
-        if not row.missing(runtime):
-            binds += row.resolved_binds(runtime)
-    python = registry.rows.get("python")
-    if python is not None:
-        env.update(python.resolved_env(runtime))
-    env.pop("MPLBACKEND", None)
-    env.update(MPLBACKEND="Agg", GOTOOLCHAIN="local", GOFLAGS="-buildvcs=false",
-               GOCACHE="/tmp/gocache", GOPATH="/tmp/gopath", CI="1")  # fmt: skip
-    env["PATH"] = f"{runtime}/python/bin:{runtime}/go/bin:/usr/local/bin:/usr/bin:/bin"
-    limits = Limits(
-        wall_time=timeout, cpu_time=timeout + 1, memory=cfg.memory_mb << 20,
-        pids=max(cfg.pids, 256), output=cfg.output_bytes, open_files=cfg.open_files,
-        file_size=cfg.disk_bytes,
-    )  # fmt: skip
-    return RunSpec(
-        argv=("/bin/bash", "-c", cmd), files=files, env=env,
-        ro_binds=tuple(dict.fromkeys(binds)), limits=limits,
-    )  # fmt: skip
-
-
 async def run_tests(
-    executor: Executor, root: str | Path, cmd: str, timeout: float = DEFAULT_TIMEOUT
+    executor: Executor, root: str | Path, cmd: str, timeout: float = TEST_TIMEOUT
 ) -> TestOutcome:
     """Run `cmd` over the files of the repository at `root`, in a fresh box."""
     files = collect_files(root, executor.config.max_files_bytes)
@@ -199,14 +161,11 @@ async def run_tests(
 
 
 async def run_files(
-    executor: Executor, files: dict[str, bytes], cmd: str, timeout: float = DEFAULT_TIMEOUT
+    executor: Executor, files: dict[str, bytes], cmd: str, timeout: float = TEST_TIMEOUT
 ) -> TestOutcome:
     """Run `cmd` over `files` (relative path -> content) in a fresh box."""
-    if not cmd.strip():
-        raise InvalidRequest("the test command is empty: pass e.g. --cmd 'pytest -q'")
-    spec = box_spec(executor, cmd, files, timeout)
     try:
-        outcome = await executor.run_box(spec)
+        outcome = await executor.run_shell(cmd, files, timeout)
     except JailError as exc:
         return TestOutcome(False, None, None, None, 0.0, "", "", error=str(exc))
     return TestOutcome(
@@ -218,75 +177,3 @@ async def run_files(
         stdout=outcome.stdout.decode(errors="replace"),
         stderr=outcome.stderr.decode(errors="replace"),
     )
-
-
-class LocalSandbox:
-    """A Service started in this process, for the CLI: `run(root, cmd, timeout)` is a TestRunner.
-
-    One event loop for its whole life, so the executor's admission queue stays on one loop.
-    """
-
-    def __init__(self, config: Config | None = None) -> None:
-        from sandlot.service import Service  # the service imports the executor, not us
-
-        self.service = Service(config or Config.load(slots=1)).start()
-        self.loop = asyncio.new_event_loop()
-
-    @property
-    def problem(self) -> str | None:
-        """Why this machine's jail cannot run anything, or None."""
-        return self.service.problem
-
-    def run(self, root: Path, cmd: str, timeout: float) -> TestOutcome:
-        executor = self.service.require_executor()
-        return self.loop.run_until_complete(run_tests(executor, root, cmd, timeout))
-
-    def close(self) -> None:
-        self.service.close()
-        self.loop.close()
-
-    def __enter__(self) -> LocalSandbox:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class RemoteSandbox:
-    """A sandlot server's sandbox (`POST /repo_tests`), for machines that cannot run the jail
-    themselves (not root, no bubblewrap): `run(root, cmd, timeout)` is a TestRunner."""
-
-    def __init__(self, url: str, max_bytes: int = 64 << 20) -> None:
-        self.url = url.rstrip("/")
-        self.max_bytes = max_bytes
-        self.problem: str | None = None  # the server says its own problems, per request
-
-    def run(self, root: Path, cmd: str, timeout: float) -> TestOutcome:
-        files = collect_files(root, self.max_bytes)
-        body = {
-            "cmd": cmd, "timeout": timeout,
-            "files": {k: base64.b64encode(v).decode() for k, v in files.items()},
-        }  # fmt: skip
-        try:
-            # The server may queue the run for a slot: allow for that beyond the run's limit.
-            r = httpx.post(f"{self.url}/repo_tests", json=body, timeout=timeout + 120)
-        except httpx.HTTPError as exc:
-            raise SandlotError(f"cannot reach the sandbox at {self.url}: {exc}") from exc
-        if r.status_code == 404:
-            raise SandlotError(f"{self.url} is not a sandlot server (it has no /repo_tests)")
-        if r.status_code != 200:
-            try:
-                detail = r.json().get("detail", r.text)
-            except ValueError:
-                detail = r.text
-            raise SandlotError(f"the sandbox at {self.url} answered {r.status_code}: {detail}")
-        return TestOutcome.from_dict(r.json())
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self) -> RemoteSandbox:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -5,11 +5,14 @@
     │   ├── JailUnavailable  a layer of isolation cannot be set up; nothing runs
     │   └── SlotBroken       a slot cannot be made clean again; it serves nothing until it is
     ├── Overloaded           no slot became free in time, or the queue is full (HTTP 504)
-    └── InvalidRequest       the request cannot be served as asked (HTTP 4xx)
-        ├── UnknownLanguage
-        ├── UnsafePath
-        ├── TooLarge
-        └── NotFound         an unknown dataset or problem id (HTTP 404)
+    ├── InvalidRequest       the request cannot be served as asked (HTTP 4xx)
+    │   ├── UnknownLanguage
+    │   ├── UnsafePath
+    │   ├── TooLarge
+    │   ├── Forbidden        this server does not do that for anyone (HTTP 403)
+    │   └── NotFound         an unknown dataset or problem id (HTTP 404)
+    ├── ServerError          (client) a server answered with an error status
+    └── Unreachable          (client) no server could be reached: refused, reset, timed out
 
 A user's program failing, timing out or running out of memory is an `Outcome`, not an exception.
 """
@@ -62,7 +65,28 @@ class TooLarge(InvalidRequest):
     status_code = 413
 
 
+class Forbidden(InvalidRequest):
+    """A request this server refuses whatever it holds (a disabled endpoint, a root-owned repo)."""
+
+    status_code = 403
+
+
 class NotFound(InvalidRequest):
     """An unknown dataset or problem id; the message says what exists."""
 
     status_code = 404
+
+
+class ServerError(SandlotError):
+    """A server answered with an error status; `status_code`, the server's `detail` and its `url`
+    are kept."""
+
+    def __init__(self, status_code: int, detail: str, url: str = "") -> None:
+        super().__init__(f"{url + ' answered ' if url else ''}HTTP {status_code}: {detail}")
+        self.status_code = status_code
+        self.detail = detail
+        self.url = url
+
+
+class Unreachable(SandlotError):
+    """No server could be reached (connection refused or reset, a timeout); the cause is chained."""

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sandlot.api.models import RunCodeResponse
+from sandlot.wire.run import RunCodeResponse
 
 ProblemId = int | str
 

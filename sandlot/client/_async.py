@@ -1,0 +1,76 @@
+"""The asyncio client: the methods of `_sync.py`'s Client, awaitable."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+from tenacity import AsyncRetrying
+
+from sandlot.client._base import DEFAULT_URL, QUEUE_GRACE, BaseClient, Files
+from sandlot.wire.judge import EvalResult
+from sandlot.wire.run import RunCodeResponse
+
+
+class AsyncClient(BaseClient):
+    def __init__(
+        self,
+        url: str | Sequence[str] = DEFAULT_URL,
+        *,
+        timeout: float = 300,
+        retries: int = 5,
+        cooldown: float = 5.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(url, retries, cooldown)
+        self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
+
+    async def _request(
+        self, method: str, path: str, body: Any = None, timeout: float | None = None
+    ) -> Any:
+        async for attempt in AsyncRetrying(**self.retry.options()):
+            with attempt, self.servers.lease() as url:
+                try:
+                    response = await self._http.request(
+                        method, url + path, json=body, timeout=self._timeout(timeout)
+                    )
+                except httpx.TransportError as exc:
+                    raise self._failed(url, exc) from exc
+                return self._parse(url, response)
+        raise AssertionError("unreachable")
+
+    async def run_code(self, code: str, language: str, **fields: Any) -> RunCodeResponse:
+        """Run code; fields are /run_code's (stdin, run_timeout, files as bytes or str, ...)."""
+        body = self._run_body(code, language, fields)
+        return self._run_result(await self._request("POST", "/run_code", body))
+
+    async def submit(
+        self, dataset: str, id: int | str, completion: str, **config: Any
+    ) -> EvalResult:
+        """Judge one completion; config is /submit's (language, run_timeout, extra, ...)."""
+        body = self._submit_body(dataset, id, completion, config)
+        return self._eval_result(await self._request("POST", "/submit", body))
+
+    async def repo_tests(self, cmd: str, files: Files, timeout: float) -> dict[str, Any]:
+        """A test command over a repository's files, in a box on the server."""
+        body = self._repo_tests_body(cmd, files, timeout)
+        return await self._request("POST", "/repo_tests", body, timeout=timeout + QUEUE_GRACE)
+
+    async def languages(self) -> list[dict[str, Any]]:
+        return await self._request("GET", "/languages")
+
+    async def health(self) -> dict[str, Any]:
+        return await self._request("GET", "/health")
+
+    async def ping(self) -> bool:
+        return await self._request("GET", "/v1/ping") == "pong"
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,61 @@
+"""Wire types of the AI-coding route: `/route`, `/repo_tests` and `/code`.
+
+Defaults and bounds of a coding task come from `sandlot.coder.task`, the one place they are
+defined (the CLI's options read them too).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandlot.coder import task as defaults
+
+
+class RouteRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    request: str = Field(description="what the user wants done, in words")
+    repo: str | None = Field(None, description="a repository the request is about")
+    files: list[str] = Field(default_factory=list, description="files it is about")
+
+
+class RouteResponse(BaseModel):
+    route: str
+    mode: str
+    reasons: list[str]
+    next_steps: list[str]
+
+
+class CodeRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    repo: str = Field(description="path of a git repository on the server")
+    message: str = Field(description="what the coder should do")
+    files: list[str] = Field(default_factory=list, description="files Aider may edit")
+    read: list[str] = Field(default_factory=list, description="read-only context files")
+    model: str | None = Field(None, description="litellm model name; default from the env")
+    edit_format: str | None = None
+    test_cmd: str | None = Field(None, description="e.g. 'pytest -q'; run in the sandbox")
+    max_attempts: int = Field(defaults.ATTEMPTS, ge=1, le=defaults.MAX_ATTEMPTS)
+    ask: bool = False
+    apply: bool = False
+    allow_dirty: bool = False
+    aider_config: bool = False
+    timeout: float = Field(
+        defaults.ATTEMPT_TIMEOUT, gt=0, le=defaults.MAX_ATTEMPT_TIMEOUT,
+        description="seconds per Aider attempt",
+    )  # fmt: skip
+    test_timeout: float = Field(defaults.TEST_TIMEOUT, gt=0, description="seconds per test run")
+    llm_grace: float = Field(
+        defaults.LLM_GRACE, ge=0, le=defaults.MAX_LLM_GRACE,
+        description="seconds of model retries allowed",
+    )  # fmt: skip
+    stream: bool = False
+
+
+class RepoTestsRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    cmd: str = Field(description="the test command, run as `/bin/bash -c CMD` in the box")
+    files: dict[str, str] = Field(default_factory=dict, description="path -> base64 content")
+    timeout: float = Field(defaults.TEST_TIMEOUT, gt=0, description="wall-clock seconds")

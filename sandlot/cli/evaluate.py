@@ -16,7 +16,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from sandlot.cli import ConfigOpt, _config, _fail, app, console
+from sandlot.cli.common import ConfigOpt, console, fail, load_config
 from sandlot.errors import SandlotError
 from sandlot.judge.batch import Sample, number_samples, record
 from sandlot.judge.metrics import summarize
@@ -33,13 +33,13 @@ def read_samples(path: Path) -> list[Sample]:
                     try:
                         rows.append(json.loads(line))
                     except json.JSONDecodeError as exc:
-                        raise _fail(f"{path}, line {n}: not valid JSON ({exc.msg})") from None
+                        raise fail(f"{path}, line {n}: not valid JSON ({exc.msg})") from None
     except OSError as exc:
-        raise _fail(f"cannot read {path}: {exc}") from None
+        raise fail(f"cannot read {path}: {exc}") from None
     try:
         return number_samples(rows, str(path))
     except SandlotError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 def read_done(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
@@ -60,14 +60,13 @@ async def run_local(
     dataset: str, samples: list[Sample], extra: dict[str, Any], language: str | None,
     config: Path | None, on_done: Done,
 ) -> None:  # fmt: skip
-    from sandlot.judge import Datasets, Judge, JudgeConfig
+    from sandlot.judge import JudgeConfig
     from sandlot.judge.batch import judge_many
     from sandlot.service import Service
 
-    service = Service(_config(config)).start()
+    service = Service(load_config(config)).start()
     try:
-        judge = Judge(Datasets(service.registry, service.config.dataset_dir or None),
-                      service.require_executor)  # fmt: skip
+        judge = service.judge
         cfg = JudgeConfig(language=language, extra=extra)
         for s in samples:
             judge.problem(dataset, s.id, cfg)  # unknown ids fail before anything runs
@@ -81,34 +80,25 @@ async def run_remote(
     url: str, dataset: str, samples: list[Sample], extra: dict[str, Any], language: str | None,
     concurrency: int, on_done: Done,
 ) -> None:  # fmt: skip
-    import httpx
+    from sandlot.client import AsyncClient
 
     gate = asyncio.Semaphore(concurrency)
-    async with httpx.AsyncClient(base_url=url.rstrip("/"), timeout=600) as client:
+    async with AsyncClient(url, timeout=600) as client:
 
         async def one(sample: Sample) -> None:
-            body = {"dataset": dataset, "id": sample.id, "completion": sample.completion,
-                    "config": {"language": language, "extra": extra}}  # fmt: skip
             async with gate:
-                for attempt in range(5):
-                    resp = await client.post("/submit", json=body)
-                    if resp.status_code != 504:  # 504: the server is full; wait and retry
-                        break
-                    await asyncio.sleep(0.5 * 2**attempt)
-            if resp.status_code != 200:
-                raise SandlotError(f"{url}/submit answered {resp.status_code}: {resp.text[:500]}")
-            data = resp.json()
-            extra_out = data.get("extra") or {}
+                res = await client.submit(dataset, sample.id, sample.completion,
+                                          language=language, extra=extra)  # fmt: skip
+            extra_out = res.extra or {}
             on_done(sample, {
-                "id": sample.id, "sample": sample.index, "accepted": data["accepted"],
+                "id": sample.id, "sample": sample.index, "accepted": res.accepted,
                 "verdict": extra_out.get("verdict"), "reason": extra_out.get("reason"),
-                "extracted_type": data.get("extracted_type"),
+                "extracted_type": res.extracted_type,
             })  # fmt: skip
 
         await asyncio.gather(*(one(s) for s in samples))
 
 
-@app.command("eval")
 def eval_command(
     dataset: Annotated[str, typer.Option("--dataset", "-d", help="dataset id (sandlot: list)")],
     samples: Annotated[
@@ -131,7 +121,7 @@ def eval_command(
     try:
         ks = [int(x) for x in k.split(",") if x.strip()]
     except ValueError:
-        raise _fail(f"--k must be comma-separated integers, got {k!r}") from None
+        raise fail(f"--k must be comma-separated integers, got {k!r}") from None
     all_samples = read_samples(samples)
     out = out or samples.with_name(samples.name.removesuffix(".jsonl") + "_results.jsonl")
     if restart and out.exists():
@@ -162,7 +152,7 @@ def eval_command(
                 asyncio.run(run_remote(server, dataset, todo, extra, language, concurrency,
                                        on_done))  # fmt: skip
         except SandlotError as exc:
-            raise _fail(str(exc), 1) from None
+            raise fail(str(exc), 1) from None
     pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]
     table = Table("metric", "value")
     for name, value in summarize(pairs, ks).items():

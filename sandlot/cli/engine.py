@@ -1,4 +1,4 @@
-"""The command line: thin commands over the Service (and the installer)."""
+"""Commands of the engine on this machine: serve, run, languages, setup, config."""
 
 from __future__ import annotations
 
@@ -6,35 +6,22 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from sandlot.config import SETTINGS, Config
+from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
+from sandlot.config import SETTINGS
 from sandlot.errors import SandlotError
+from sandlot.wire.run import RunCodeResponse
 
-app = typer.Typer(help="sandlot: run untrusted code in isolated boxes.", no_args_is_help=True)
-console = Console()
-err = Console(stderr=True)
+if TYPE_CHECKING:
+    from sandlot.service import Service
 
-ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config file")]
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}")
-    return typer.Exit(code)
+SERVER_EXTRA = "the server needs sandlot's server extra: pip install 'sandlot[server]'"
 
 
-def _config(path: Path | None, **overrides: object) -> Config:
-    try:
-        return Config.load(path, **overrides)
-    except SandlotError as exc:
-        raise _fail(str(exc)) from None
-
-
-@app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="bind address (default 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default 8080)")] = None,
@@ -42,12 +29,15 @@ def serve(
     config: ConfigOpt = None,
 ) -> None:
     """Start the HTTP server."""
-    import uvicorn
+    try:
+        import uvicorn
 
-    from sandlot.api import create_app
+        from sandlot.api import create_app
+    except ImportError as exc:  # a client-only install
+        raise fail(f"{SERVER_EXTRA} ({exc})") from None
     from sandlot.service import Service
 
-    cfg = _config(config, host=host, port=port, slots=slots)
+    cfg = load_config(config, host=host, port=port, slots=slots)
     service = Service(cfg).start()
     if service.problem:
         err.print(f"[red]isolation unavailable, no code will run:[/red] {service.problem}")
@@ -57,7 +47,6 @@ def serve(
         service.close()  # also when uvicorn stops without running the app's shutdown
 
 
-@app.command()
 def run(
     file: Annotated[Path, typer.Argument(help="source file to run", exists=True, dir_okay=False)],
     language: Annotated[
@@ -76,7 +65,7 @@ def run(
     from sandlot.executor import CodeRequest
     from sandlot.service import Service
 
-    cfg = _config(config, slots=1)
+    cfg = load_config(config, slots=1)
     service = Service(cfg).start()
     try:
         name = language or _language_of(file, service)
@@ -89,50 +78,54 @@ def run(
             executor = service.require_executor()
             result = asyncio.run(executor.execute(req))
         except SandlotError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     finally:
         service.close()
     body = convert.response(result)
     if as_json:
         console.print_json(body.model_dump_json())
     else:
-        for step, res in (("compile", body.compile_result), ("run", body.run_result)):
-            if res is None:
-                continue
-            if res.stdout:
-                sys.stdout.write(res.stdout)
-            if res.stderr:
-                sys.stderr.write(res.stderr)
-            if step == "compile" and res.return_code == 0:
-                continue
-            err.print(
-                f"[dim]{step}: {res.status.value} exit={res.return_code} "
-                f"time={res.execution_time:.3f}s cpu={res.cpu_time:.3f}s "
-                f"mem={(res.memory_peak_bytes or 0) / 2**20:.1f}MiB"
-                + (f" limit={res.limit}" if res.limit else "")
-                + "[/dim]"
-            )
-        if body.message:
-            err.print(f"[red]{body.message}[/red]")
+        _print_steps(body)
     raise typer.Exit(0 if body.status == "Success" else 1)
 
 
-def _language_of(file: Path, service) -> str:
+def _print_steps(body: RunCodeResponse) -> None:
+    """The program's own output on ours, then one dim line per step that did not just succeed."""
+    for step, res in (("compile", body.compile_result), ("run", body.run_result)):
+        if res is None:
+            continue
+        if res.stdout:
+            sys.stdout.write(res.stdout)
+        if res.stderr:
+            sys.stderr.write(res.stderr)
+        if step == "compile" and res.return_code == 0:
+            continue
+        err.print(
+            f"[dim]{step}: {res.status.value} exit={res.return_code} "
+            f"time={res.execution_time:.3f}s cpu={res.cpu_time:.3f}s "
+            f"mem={(res.memory_peak_bytes or 0) / 2**20:.1f}MiB"
+            + (f" limit={res.limit}" if res.limit else "")
+            + "[/dim]"
+        )
+    if body.message:
+        err.print(f"[red]{body.message}[/red]")
+
+
+def _language_of(file: Path, service: Service) -> str:
     suffix = file.suffix
     for row in service.registry.rows.values():
         if Path(row.source).suffix == suffix:
             return row.name
-    raise _fail(f"cannot tell the language of {file.name}; pass --language")
+    raise fail(f"cannot tell the language of {file.name}; pass --language")
 
 
-@app.command()
 def languages(
     as_json: Annotated[bool, typer.Option("--json")] = False, config: ConfigOpt = None
 ) -> None:
     """List the languages this server can run, with versions."""
     from sandlot.service import Service
 
-    service = Service(_config(config))
+    service = Service(load_config(config))
     service.registry.probe()
     rows = service.languages()
     if as_json:
@@ -147,7 +140,6 @@ def languages(
     console.print(table)
 
 
-@app.command()
 def setup(
     languages: Annotated[
         str | None, typer.Option(help="comma-separated subset (default: all)")
@@ -160,7 +152,7 @@ def setup(
     """Install what is missing: bubblewrap, toolchains, the sandbox runtimes."""
     from sandlot import install
 
-    cfg = _config(config)
+    cfg = load_config(config)
     chosen = [x.strip() for x in languages.split(",")] if languages else None
     try:
         install.install(
@@ -172,18 +164,13 @@ def setup(
 
             console.print(install_aider(cfg.runtime_dir, log=console.print), highlight=False)
     except SandlotError as exc:
-        raise _fail(str(exc), 1) from None
+        raise fail(str(exc), 1) from None
 
 
-@app.command("config")
 def show_config(config: ConfigOpt = None) -> None:
     """Show every setting with its value and meaning."""
-    cfg = _config(config)
+    cfg = load_config(config)
     table = Table("setting", "value", "env", "help")
     for s in SETTINGS:
         table.add_row(s.name, str(getattr(cfg, s.name)), f"SANDLOT_{s.name.upper()}", s.help)
     console.print(table)
-
-
-import sandlot.cli_coder  # noqa: E402,F401  (registers route, test, code)
-from sandlot import cli_eval  # noqa: E402,F401  (registers eval)

@@ -1,4 +1,4 @@
-"""CLI commands of the AI-coding route: `route`, `test` and `code`, on sandlot's typer app."""
+"""Commands of the AI-coding route: `route`, `test` and `code`."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from typing import Annotated
 
 import typer
 
-from sandlot.cli import ConfigOpt, _config, _fail, app, console, err
-from sandlot.coder.testrun import LocalSandbox, RemoteSandbox
-from sandlot.config import Config
+from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
+from sandlot.cli.sandbox import sandbox
+from sandlot.coder import task as defaults
+from sandlot.coder.task import CodeResult, CodeTask
 from sandlot.errors import SandlotError
 
 EXIT = {"passed": 0, "answered": 0, "failed_tests": 1, "llm_error": 3, "no_changes": 4,
@@ -26,13 +27,6 @@ SandboxOpt = Annotated[
 ]  # fmt: skip
 
 
-def _sandbox(url: str | None, cfg: Config) -> LocalSandbox | RemoteSandbox:
-    """The TestRunner: a sandlot server's when a URL is given, else a jail in this process."""
-
-    return RemoteSandbox(url, cfg.max_files_bytes) if url else LocalSandbox(cfg)
-
-
-@app.command("route")
 def route_cmd(
     request: Annotated[str, typer.Argument(help="what you want done, in words")],
     files: Annotated[list[str] | None, typer.Argument(help="files it is about")] = None,
@@ -45,7 +39,7 @@ def route_cmd(
     try:
         decision = route(request, repo=repo, files=tuple(files or ()))
     except SandlotError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if as_json:
         print(json.dumps(decision.to_dict()))
         return
@@ -58,11 +52,12 @@ def route_cmd(
         console.print(f"  {i}. {step}", markup=False, highlight=False)
 
 
-@app.command("test")
 def test_cmd(
     cmd: Annotated[str, typer.Option("--cmd", help="the test command, run by bash in the box")],
     repo: RepoOpt = ".",
-    timeout: Annotated[float, typer.Option(help="wall-clock seconds for the command")] = 120.0,
+    timeout: Annotated[
+        float, typer.Option(help="wall-clock seconds for the command")
+    ] = defaults.TEST_TIMEOUT,
     as_json: Annotated[bool, typer.Option("--json", help="print the outcome as JSON")] = False,
     sandbox_url: SandboxOpt = None,
     config: ConfigOpt = None,
@@ -71,12 +66,12 @@ def test_cmd(
 
     Usable as Aider's --test-cmd and from CI: `sandlot test --cmd 'pytest -q'`.
     """
-    cfg = _config(config, slots=1)
+    cfg = load_config(config, slots=1)
     try:
-        with _sandbox(sandbox_url, cfg) as box:
+        with sandbox(sandbox_url, cfg) as box:
             outcome = box.run(Path(repo), cmd, timeout)
     except SandlotError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     if as_json:
         print(json.dumps(outcome.to_dict()))
     else:
@@ -86,7 +81,6 @@ def test_cmd(
     raise typer.Exit(outcome.status)
 
 
-@app.command("code")
 def code_cmd(
     message: Annotated[str, typer.Option("--message", "-m", help="what the coder should do")],
     files: Annotated[list[str] | None, typer.Argument(help="files Aider may edit")] = None,
@@ -94,7 +88,9 @@ def code_cmd(
     repo: RepoOpt = ".",
     model: Annotated[str | None, typer.Option(help="litellm name, e.g. openai/gpt-4o")] = None,
     test_cmd: Annotated[str | None, typer.Option("--test-cmd", help="e.g. 'pytest -q'")] = None,
-    max_attempts: Annotated[int, typer.Option("--max-attempts", help="edit+test rounds")] = 2,
+    max_attempts: Annotated[
+        int, typer.Option("--max-attempts", help="edit+test rounds")
+    ] = defaults.ATTEMPTS,
     edit_format: Annotated[
         str | None, typer.Option("--edit-format", help="whole, diff, ... (default: the model's)")
     ] = None,
@@ -108,11 +104,15 @@ def code_cmd(
     aider_config: Annotated[
         bool, typer.Option("--aider-config", help="honour .aider.conf.yml (repo and home)")
     ] = False,
-    timeout: Annotated[float, typer.Option(help="seconds per Aider attempt")] = 600.0,
-    test_timeout: Annotated[float, typer.Option(help="seconds per test run")] = 120.0,
+    timeout: Annotated[
+        float, typer.Option(help="seconds per Aider attempt")
+    ] = defaults.ATTEMPT_TIMEOUT,
+    test_timeout: Annotated[
+        float, typer.Option(help="seconds per test run")
+    ] = defaults.TEST_TIMEOUT,
     llm_grace: Annotated[
         float, typer.Option(help="seconds Aider may retry after a model error before we stop it")
-    ] = 20.0,
+    ] = defaults.LLM_GRACE,
     stream: Annotated[bool, typer.Option(help="have Aider stream the model's replies")] = False,
     keep_worktree: Annotated[
         bool, typer.Option("--keep-worktree", help="leave the worktree for inspection")
@@ -124,9 +124,9 @@ def code_cmd(
 ) -> None:
     """Edit with Aider on a new branch in a worktree, prove it with the tests in the sandbox,
     feed failures back; exit 0 only when the tests pass."""
-    from sandlot.coder.loop import CodeTask, prepare, run_task
+    from sandlot.coder.loop import prepare, run_task
 
-    cfg = _config(config, slots=1)
+    cfg = load_config(config, slots=1)
     task = CodeTask(
         repo=repo, message=message, files=list(files or ()), read=list(read or ()),
         model=model, edit_format=edit_format, test_cmd=test_cmd, max_attempts=max_attempts,
@@ -136,12 +136,12 @@ def code_cmd(
     )  # fmt: skip
     try:
         prep = prepare(task, cfg.runtime_dir)
-        box = _sandbox(sandbox_url, cfg)
+        box = sandbox(sandbox_url, cfg)
     except SandlotError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     try:
         if box.problem and not ask:
-            raise _fail(
+            raise fail(
                 f"the sandbox cannot run the tests here: {box.problem}; run as root after "
                 "`sandlot setup`, or point --sandbox-url (SANDBOX_FUSION_URL) at a sandlot server"
             )
@@ -149,30 +149,35 @@ def code_cmd(
             prep, box.run, log=lambda line: err.print(f"[dim]{line}[/dim]", highlight=False)
         )
     except SandlotError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     finally:
         box.close()
+    _report(result, output, as_json)
+    raise typer.Exit(EXIT.get(result.status, 1))
+
+
+def _report(result: CodeResult, output: Path | None, as_json: bool) -> None:
+    """The result as JSON (to a file, to stdout), or the diff or answer with a summary."""
     body = json.dumps(result.to_dict(), indent=2)
     if output is not None:
         output.write_text(body + "\n")
     if as_json:
         print(body)
-    else:
-        if result.answer:
-            print(result.answer)
-        elif result.diff:
-            print(result.diff, end="" if result.diff.endswith("\n") else "\n")
-        for a in result.attempts:
-            tests = a.tests or {}
-            verdict = "passed" if tests.get("passed") else ("failed" if tests else "not run")
-            err.print(f"attempt {a.number}: edited {', '.join(a.edited) or 'nothing'}; "
-                      f"tests {verdict}", highlight=False, markup=False)  # fmt: skip
-        colour = "green" if result.ok else "red"
-        err.print(f"[{colour}]{result.status}[/{colour}]: {result.message}", highlight=False)
-        if result.branch:
-            err.print(
-                f"branch {result.branch} ({(result.base or '')[:10]}..{(result.head or '')[:10]})",
-                highlight=False,
-                markup=False,
-            )
-    raise typer.Exit(EXIT.get(result.status, 1))
+        return
+    if result.answer:
+        print(result.answer)
+    elif result.diff:
+        print(result.diff, end="" if result.diff.endswith("\n") else "\n")
+    for a in result.attempts:
+        tests = a.tests or {}
+        verdict = "passed" if tests.get("passed") else ("failed" if tests else "not run")
+        err.print(f"attempt {a.number}: edited {', '.join(a.edited) or 'nothing'}; "
+                  f"tests {verdict}", highlight=False, markup=False)  # fmt: skip
+    colour = "green" if result.ok else "red"
+    err.print(f"[{colour}]{result.status}[/{colour}]: {result.message}", highlight=False)
+    if result.branch:
+        err.print(
+            f"branch {result.branch} ({(result.base or '')[:10]}..{(result.head or '')[:10]})",
+            highlight=False,
+            markup=False,
+        )

@@ -1,0 +1,22 @@
+"""cli — the command line: thin commands over the Service, the client and the installer.
+
+Each module holds commands as plain functions and imports only `common`; this file alone builds
+the typer app from them, so no command module imports another.
+"""
+
+import typer
+
+from sandlot.cli import coder, engine, evaluate
+
+app = typer.Typer(help="sandlot: run untrusted code in isolated boxes.", no_args_is_help=True)
+app.command()(engine.serve)
+app.command()(engine.run)
+app.command()(engine.languages)
+app.command()(engine.setup)
+app.command("config")(engine.show_config)
+app.command("route")(coder.route_cmd)
+app.command("test")(coder.test_cmd)
+app.command("code")(coder.code_cmd)
+app.command("eval")(evaluate.eval_command)
+
+__all__ = ["app"]

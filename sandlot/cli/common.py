@@ -1,0 +1,30 @@
+"""What every command shares: the consoles, the config option and how a command fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from sandlot.config import Config
+from sandlot.errors import SandlotError
+
+console = Console()
+err = Console(stderr=True)
+
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config file")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print the error; the caller raises what this returns (exit status 2: bad usage)."""
+    err.print(f"[red]error:[/red] {message}")
+    return typer.Exit(code)
+
+
+def load_config(path: Path | None, **overrides: object) -> Config:
+    try:
+        return Config.load(path, **overrides)
+    except SandlotError as exc:
+        raise fail(str(exc)) from None

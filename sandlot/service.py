@@ -1,4 +1,5 @@
-"""The application object: config, jail, languages and executor, built and torn down in one place.
+"""The application object: config, jail, languages, executor, judge and coder jobs, built and torn
+down in one place.
 
 The HTTP API, the CLI and the tests all drive this object; none of them builds the parts itself.
 """
@@ -9,10 +10,12 @@ import os
 import sys
 from dataclasses import dataclass
 
+from sandlot.coder.jobs import CoderJobs
 from sandlot.config import Config
 from sandlot.errors import JailUnavailable
 from sandlot.executor import Executor
 from sandlot.jail import Jail, JailConfig
+from sandlot.judge import Datasets, Judge
 from sandlot.languages import LANGUAGES, Registry
 
 
@@ -33,6 +36,16 @@ class Service:
         self.jail: Jail | None = None
         self.executor: Executor | None = None
         self.problem: str | None = None
+        self.coder = CoderJobs(self.config, self.require_executor)
+        self._judge: Judge | None = None
+
+    @property
+    def judge(self) -> Judge:
+        """The online judge, built once, on first use (the registry is probed at start-up)."""
+        if self._judge is None:
+            datasets = Datasets(self.registry, self.config.dataset_dir or None)
+            self._judge = Judge(datasets, self.require_executor)
+        return self._judge
 
     def start(self) -> Service:
         """Set the jail up; on failure remember why and refuse runs (never run with less)."""

@@ -5,8 +5,20 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+from collections.abc import Mapping
 
-from sandlot.api.models import (
+from sandlot.errors import InvalidRequest
+from sandlot.executor import (
+    CaseResult,
+    CodeRequest,
+    Execution,
+    Outcome,
+    TestCase,
+    TestRun,
+    command_status,
+    return_code,
+)
+from sandlot.wire.run import (
     CaseOut,
     CommandRunResult,
     CommandRunStatus,
@@ -14,27 +26,28 @@ from sandlot.api.models import (
     RunCodeResponse,
     RunStatus,
 )
-from sandlot.errors import InvalidRequest
-from sandlot.executor import CaseResult, CodeRequest, Execution, TestCase, TestRun
-from sandlot.executor.results import command_status, return_code
-from sandlot.jail import Outcome
 
 POD = os.environ.get("MY_POD_NAME")
 
 
-def code_request(req: RunCodeRequest) -> CodeRequest:
-    files = {}
-    for name, content in (req.files or {}).items():
+def decode_files(files: Mapping[str, str | None] | None) -> dict[str, bytes]:
+    """`files` as sent (path -> base64); null entries are skipped, as SandboxFusion does."""
+    out = {}
+    for name, content in (files or {}).items():
         if content is None:
-            continue  # SandboxFusion skips null entries
+            continue
         try:
-            files[name] = base64.b64decode(content, validate=True)
+            out[name] = base64.b64decode(content, validate=True)
         except (binascii.Error, ValueError):
             raise InvalidRequest(f"files[{name!r}] is not valid base64") from None
+    return out
+
+
+def code_request(req: RunCodeRequest) -> CodeRequest:
     return CodeRequest(
         language=req.language,
         code=req.code,
-        files=files,
+        files=decode_files(req.files),
         stdin=(req.stdin or "").encode(),
         compile_timeout=req.compile_timeout,
         run_timeout=req.run_timeout if req.run_timeout is not None else req.timeout,

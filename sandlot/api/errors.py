@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from sandlot.errors import InvalidRequest, JailUnavailable, Overloaded, SandlotError
+from sandlot.wire.run import ErrorBody
 
 log = logging.getLogger("sandlot.api")
+
+_MEANING = {
+    400: "bad input; the detail says what to change",
+    403: "refused: this server does not do that (the detail says why)",
+    404: "unknown dataset or problem id; lists what exists",
+    413: "code or files over the size limit",
+    503: "isolation unavailable: this server runs no code",
+    504: "overloaded: no slot in time; retry",
+}
+
+
+def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The error answers of a route, for its OpenAPI entry."""
+    return {code: {"model": ErrorBody, "description": _MEANING[code]} for code in codes}
 
 
 def _status(exc: Exception) -> int:

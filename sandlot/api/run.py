@@ -1,0 +1,22 @@
+"""`POST /run_code`: SandboxFusion's contract plus extra fields, once or against test cases."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from sandlot.api import convert
+from sandlot.api.deps import ServiceDep
+from sandlot.api.errors import responses
+from sandlot.wire.run import RunCodeRequest, RunCodeResponse
+
+router = APIRouter(tags=["sandbox"])
+
+
+@router.post("/run_code", response_model=RunCodeResponse, responses=responses(400, 413, 503, 504))
+async def run_code(req: RunCodeRequest, service: ServiceDep) -> RunCodeResponse:
+    """Run code once, or against `test_cases`; SandboxFusion's contract plus extra fields."""
+    executor = service.require_executor()
+    code_req = convert.code_request(req)
+    if req.test_cases is not None:
+        return convert.test_response(await executor.run_tests(code_req, convert.test_cases(req)))
+    return convert.response(await executor.execute(code_req))

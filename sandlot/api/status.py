@@ -1,0 +1,46 @@
+"""What the server is and can do: `/v1/ping`, `/health`, `/languages`."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from sandlot.api.deps import ServiceDep
+
+router = APIRouter(tags=["status"])
+
+MECHANISM = {
+    "zygote": "namespaces built by a per-slot zygote + cgroups + seccomp",
+    "bwrap": "bubblewrap + cgroups + seccomp",
+}
+
+
+@router.get("/v1/ping")
+async def ping() -> str:
+    return "pong"
+
+
+@router.get("/health")
+async def health(service: ServiceDep) -> JSONResponse:
+    """Whether isolation is ready, slot use, queue length and the usable languages."""
+    h = service.health()
+    body = {
+        "status": "ok" if h.ready else "unavailable",
+        "isolation": {
+            "ready": h.ready,
+            "problem": h.problem,
+            "mechanism": MECHANISM[service.config.boxes],
+            "cgroup_version": h.cgroup_version,
+        },
+        "slots": h.slots,
+        "busy": h.busy,
+        "queued": h.queued,
+        "languages": [row["name"] for row in service.languages() if row["available"]],
+    }
+    return JSONResponse(body, status_code=200 if h.ready else 503)
+
+
+@router.get("/languages")
+async def languages(service: ServiceDep) -> list[dict[str, object]]:
+    """Every language this server knows, whether it can run it, and the toolchain version."""
+    return service.languages()

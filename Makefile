@@ -24,9 +24,9 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# The server's dependencies, reinstalled only when pyproject.toml changed since the last install.
+# Everything (client, server, tests), reinstalled only when pyproject.toml changed since.
 $(VENV)/.installed: pyproject.toml $(VENV)/.created
-	$(VENV)/bin/pip install --disable-pip-version-check -e '.[test]'
+	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test]'
 	touch $@
 
 # The marker tells a venv made here from Debian's python from one made by anything else (pyenv),

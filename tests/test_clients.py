@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import struct
+import threading
 
 import pytest
 import sandbox_fusion as sf
@@ -80,3 +84,71 @@ def test_sandlot_client_async(server):
             return [r.stdout or "" for r in results]
 
     assert asyncio.run(go()) == ["0\n", "1\n", "2\n", "3\n"]
+
+
+class CuttableProxy:
+    """A TCP relay to a real server, standing for a second server that can go down mid-run:
+    `cut()` resets every connection and refuses new ones, as a crashed host would."""
+
+    def __init__(self, target: str) -> None:
+        host, port = target.removeprefix("http://").split(":")
+        self.target = (host, int(port))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.conns: list[socket.socket] = []
+        self.accepted = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                down, _ = self.listener.accept()
+            except OSError:
+                return  # cut
+            self.accepted += 1
+            up = socket.create_connection(self.target)
+            self.conns += [down, up]
+            for a, b in ((down, up), (up, down)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                dst.sendall(data)
+
+    def cut(self) -> None:
+        self.listener.close()
+        for s in self.conns:
+            with contextlib.suppress(OSError):
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.shutdown(socket.SHUT_RDWR)  # wakes the relay threads; the client sees it gone
+                s.close()
+
+
+def test_sandlot_client_drains_a_server_that_goes_down_mid_run(server):
+    """Two URLs, one of which dies while runs are in flight on it: every run still succeeds,
+    retried on the other, and the dead one gets no new requests."""
+    proxy = CuttableProxy(server.url)
+
+    async def go() -> list[str]:
+        async with AsyncClient([proxy.url, server.url], cooldown=60, timeout=60) as sb:
+            runs = [
+                asyncio.ensure_future(
+                    sb.run_code(f"import time; time.sleep(1); print({i})", "python")
+                )
+                for i in range(6)
+            ]
+            await asyncio.sleep(0.5)  # every run is in flight, half of them through the proxy
+            assert sum(sb.servers.outstanding().values()) == 6
+            assert sb.servers.outstanding()[proxy.url] == 3
+            proxy.cut()
+            out = [(r.stdout or "") for r in await asyncio.gather(*runs)]
+            assert not sb.servers.is_up(proxy.url)
+            more = await asyncio.gather(
+                *(sb.run_code("print('after')", "python") for _ in range(4))
+            )
+            assert [r.stdout for r in more] == ["after\n"] * 4
+            return out
+
+    assert asyncio.run(go()) == [f"{i}\n" for i in range(6)]

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from sandlot.config import Config
 from sandlot.errors import SandlotError
@@ -19,7 +20,7 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config fi
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print the error; the caller raises what this returns (exit status 2: bad usage)."""
-    err.print(f"[red]error:[/red] {message}")
+    err.print(f"[red]error:[/red] {escape(message)}")  # a message's [brackets] are text
     return typer.Exit(code)
 
 

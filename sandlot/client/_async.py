@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying
 
-from sandlot.client._base import DEFAULT_URL, QUEUE_GRACE, BaseClient, Files
+from sandlot.client._base import DEFAULT_URL, QUEUE_GRACE, BaseClient, Files, RetryPolicy
 from sandlot.wire.judge import EvalResult
 from sandlot.wire.run import RunCodeResponse
 
@@ -20,10 +20,11 @@ class AsyncClient(BaseClient):
         *,
         timeout: float = 300,
         retries: int = 5,
+        retry: RetryPolicy | None = None,
         cooldown: float = 5.0,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        super().__init__(url, retries, cooldown)
+        super().__init__(url, retry or RetryPolicy(attempts=retries + 1), cooldown)
         self._http = httpx.AsyncClient(timeout=timeout, transport=transport)
 
     async def _request(

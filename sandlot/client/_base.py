@@ -53,9 +53,9 @@ def retryable(exc: BaseException) -> bool:
 
 
 class BaseClient:
-    def __init__(self, url: str | Sequence[str], retries: int, cooldown: float) -> None:
+    def __init__(self, url: str | Sequence[str], retry: RetryPolicy, cooldown: float) -> None:
         self.servers = Servers([url] if isinstance(url, str) else list(url), cooldown)
-        self.retry = RetryPolicy(attempts=retries + 1)
+        self.retry = retry
 
     @property
     def url(self) -> str:

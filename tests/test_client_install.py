@@ -1,0 +1,88 @@
+"""A client-only install (`pip install sandlot`, no server extra) in a real virtualenv.
+
+The venv gets exactly the distributions that pyproject.toml's core `dependencies` pull in,
+linked from this interpreter's site-packages (no network, no build), and sandlot itself on a
+.pth line, as an editable install puts it. FastAPI, Starlette and uvicorn are not there at all.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import re
+import subprocess
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+from tests.conftest import ROOT
+
+SERVER_ONLY = {"fastapi", "starlette", "uvicorn", "pyseccomp"}
+
+
+def core_closure() -> set[str]:
+    """The distributions the core dependencies need here, transitively (no extras)."""
+    core = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    todo, seen = [Requirement(r) for r in core], set()
+    while todo:
+        req = todo.pop()
+        key = re.sub(r"[-_.]+", "-", req.name).lower()
+        if key in seen or (req.marker is not None and not req.marker.evaluate({"extra": ""})):
+            continue
+        seen.add(key)
+        todo += [Requirement(r) for r in md.requires(req.name) or []]
+    return seen
+
+
+def top_level(dist: str) -> set[Path]:
+    """The importable files and folders a distribution installed."""
+    out = set()
+    d = md.distribution(dist)
+    for f in d.files or []:
+        first = f.parts[0]
+        if first in ("..", "__pycache__") or first.endswith((".dist-info", ".pth")):
+            continue
+        out.add(Path(str(d.locate_file(first))))
+    return out
+
+
+def make_venv(where: Path) -> Path:
+    venv.create(where / "venv", with_pip=False, symlinks=True)
+    python = where / "venv" / "bin" / "python"
+    site = next((where / "venv" / "lib").glob("python3*/site-packages"))
+    deps = where / "deps"
+    deps.mkdir()
+    for dist in core_closure():
+        for path in top_level(dist):
+            if not (deps / path.name).exists():
+                (deps / path.name).symlink_to(path)
+    (site / "sandlot.pth").write_text(f"{deps}\n{ROOT}\n")
+    return python
+
+
+CHECK = """
+import importlib.util, sys
+import sandlot.client, sandlot.wire.run, sandlot.wire.judge, sandlot.wire.coder
+from sandlot.client import AsyncClient, Client, ServerError
+server = {server!r}
+assert all(importlib.util.find_spec(name) is None for name in server), "a server package is here"
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in server or m.startswith("sandlot.api"))
+assert not loaded, loaded
+assert sys.prefix != {ours!r}, "not the test's own interpreter"
+print("client ok")
+"""
+
+
+def test_the_client_installs_and_imports_without_the_server(tmp_path: Path):
+    python = make_venv(tmp_path)
+    assert not SERVER_ONLY & core_closure(), "a server package is a core dependency"
+    check = CHECK.format(server=SERVER_ONLY, ours=sys.prefix)
+    done = subprocess.run([python, "-c", check], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0 and "client ok" in done.stdout, done.stderr
+    # The CLI is there too; its server command says which extra it needs.
+    done = subprocess.run([python, "-m", "sandlot", "serve"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2 and "sandlot[server]" in done.stderr, done.stderr

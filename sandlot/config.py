@@ -29,6 +29,12 @@ class Setting:
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", "127.0.0.1", "address the server binds to"),
     Setting("port", 8080, "port the server listens on"),
+    Setting(
+        "allowed_hosts",
+        "",
+        "comma-separated host names the server answers to besides its addresses and localhost "
+        "(a guard against DNS rebinding); * for any",
+    ),
     Setting("warm_python", True, "run Python in forks of a warm interpreter (same box, faster)"),
     Setting(
         "boxes",
@@ -60,7 +66,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_files_bytes", 64 * MiB, "largest total of `files` (decoded) a request may send"),
     Setting("max_test_cases", 1000, "most test cases in one request"),
     Setting("dataset_dir", "", "a directory of *.jsonl user datasets for the judge (see docs)"),
-    Setting("coder_roots", "", "colon-separated directories POST /code may edit (none: any)"),
+    Setting("coder_roots", "", "colon-separated directories POST /code may edit; none: no /code"),
+    Setting("coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -69,6 +76,7 @@ _BY_NAME = {s.name: s for s in SETTINGS}
 class Config:
     host: str
     port: int
+    allowed_hosts: str
     warm_python: bool
     boxes: str
     slots: int
@@ -94,6 +102,7 @@ class Config:
     max_test_cases: int
     dataset_dir: str
     coder_roots: str
+    coder_jobs: int
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> Config:

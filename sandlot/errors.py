@@ -9,6 +9,7 @@
     │   ├── UnknownLanguage
     │   ├── UnsafePath
     │   ├── TooLarge
+    │   ├── NotJSON          a POST body that is not declared JSON (HTTP 415)
     │   ├── Forbidden        this server does not do that for anyone (HTTP 403)
     │   └── NotFound         an unknown dataset or problem id (HTTP 404)
     ├── ServerError          (client) a server answered with an error status
@@ -63,6 +64,12 @@ class UnsafePath(InvalidRequest):
 
 class TooLarge(InvalidRequest):
     status_code = 413
+
+
+class NotJSON(InvalidRequest):
+    """A POST whose Content-Type is not JSON: what a cross-site form or text/plain fetch sends."""
+
+    status_code = 415
 
 
 class Forbidden(InvalidRequest):

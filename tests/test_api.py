@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import base64
+import json
+from itertools import pairwise
+from typing import Any
 
+import httpx
 import pytest
 
 CPP_SUM = "#include <iostream>\nint main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}"
@@ -212,10 +216,67 @@ def test_docs(client):
     assert "/run_code" in spec["paths"]
 
 
-def test_plain_curl_body_is_read_as_json(client):
-    r = client.post("/run_code", content=b'{"code": "echo hi", "language": "bash"}',
-                    headers={"content-type": "application/x-www-form-urlencoded"})  # fmt: skip
-    assert r.status_code == 200 and r.json()["stdout"] == "hi\n"
+# -- what a hostile web page can send ------------------------------------------------------------
+
+BODY = b'{"code": "echo ran", "language": "bash"}'
+# The Content-Types a page may POST cross-site with no CORS preflight (a form, fetch() with a
+# string or a typeless Blob), as a browser sends them.
+SIMPLE = ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded",
+          "multipart/form-data; boundary=----x", None]  # fmt: skip
+
+
+@pytest.mark.parametrize("content_type", SIMPLE)
+def test_attack_cross_site_post_without_preflight_is_refused(client, content_type):
+    headers = {"origin": "http://evil.example", "referer": "http://evil.example/page"}
+    if content_type is not None:
+        headers["content-type"] = content_type
+    r = client.post("/run_code", content=BODY, headers=headers)
+    assert r.status_code == 415, r.text
+    assert "application/json" in r.json()["detail"] and "ran" not in r.text
+    assert "access-control-allow-origin" not in r.headers  # and the page may not read it
+
+
+def test_attack_form_encoded_fields_do_not_run(client):
+    r = client.post("/run_code", data={"code": "echo ran", "language": "bash"})
+    assert r.status_code == 415 and "--json" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8",
+                                          "application/vnd.sandlot+json"])  # fmt: skip
+def test_json_bodies_are_read(client, content_type):
+    r = client.post("/run_code", content=BODY, headers={"content-type": content_type})
+    assert r.status_code == 200 and r.json()["stdout"] == "ran\n"
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8080", "127.0.0.1.evil.example",
+                                  "localhost.evil.example", ""])  # fmt: skip
+def test_attack_dns_rebinding_host_is_refused(server, host):
+    """A page on evil.example whose name now resolves to 127.0.0.1 is same-origin with us, so it
+    may send JSON; the Host header it cannot change still names evil.example."""
+    with httpx.Client(base_url=server.url, headers={"host": host}, timeout=30) as c:
+        r = c.post("/run_code", content=BODY, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and "DNS rebinding" in r.json()["detail"], r.text
+        assert c.get("/health").status_code == 400
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::1]", "sandlot.localhost"])
+def test_own_names_are_served(server, host):
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        port = server.url.rsplit(":", 1)[1]
+        r = c.get("/v1/ping", headers={"host": f"{host}:{port}"})
+        assert r.status_code == 200 and r.json() == "pong"
+
+
+def test_configured_host_names_are_served():
+    from sandlot.api.limits import host_allowed
+
+    names = frozenset({"sandbox.internal", "0.0.0.0"})
+    assert host_allowed("sandbox.internal:8080", names) and host_allowed("SANDBOX.internal.", names)
+    assert host_allowed("10.1.2.3:80", names) and host_allowed("[fe80::1]:80", names)
+    assert not host_allowed("other.internal", names) and not host_allowed(
+        "sandbox.internal.x", names
+    )
+    assert host_allowed("anything.example", frozenset({"*"}))
 
 
 # -- bad input ---------------------------------------------------------------------------------
@@ -227,7 +288,7 @@ def test_plain_curl_body_is_read_as_json(client):
     ({"code": 5, "language": "python"}, 422, "code"),
     ({"code": "x", "language": "python", "run_timeout": "soon"}, 422, "run_timeout"),
     ({"code": "x", "language": "python", "run_timeout": 10_000}, 400, "maximum"),
-    ({"code": "x", "language": "python", "compile_timeout": -1}, 400, "positive"),
+    ({"code": "x", "language": "python", "compile_timeout": -1}, 422, "greater than 0"),
     ({"code": "x", "language": "python", "memory_limit_MB": 10**6}, 400, "maximum"),
     ({"code": "x", "language": "python", "files": {"../x": "eA=="}}, 400, "not allowed"),
     ({"code": "x", "language": "python", "files": {"/etc/x": "eA=="}}, 400, "not allowed"),
@@ -267,3 +328,84 @@ def test_body_over_the_limit_is_refused_before_it_is_read(client):
 def test_unknown_route_and_method(client):
     assert client.get("/nope").status_code == 404
     assert client.get("/run_code").status_code == 405
+
+
+# -- numbers that are not numbers ---------------------------------------------------------------
+
+CONFIG = ["config.compile_timeout", "config.run_timeout", "config.memory_limit_MB"]
+NUMERIC = {  # route -> (a body it accepts, every numeric field in it, as a dotted path)
+    "/run_code": ({"code": "print(1)", "language": "python"},
+                  ["compile_timeout", "run_timeout", "timeout", "memory_limit_MB"]),
+    "/submit": ({"dataset": "humaneval", "id": "HumanEval/0", "completion": "x"},
+                ["id", "problem_id", *CONFIG]),
+    "/list_ids": ({"dataset": "humaneval"}, ["offset", "limit", *CONFIG]),
+    "/get_prompts": ({"dataset": "humaneval"}, ["offset", "limit", *CONFIG]),
+    "/get_prompt_by_id": ({"dataset": "humaneval", "id": "HumanEval/0"}, ["id", *CONFIG]),
+    "/get_metrics": ({"dataset": "humaneval"}, CONFIG),
+    "/evaluate": ({"dataset": "humaneval", "samples": []},
+                  ["k.0", "samples.0.id", "samples.0.task_id", "samples.0.problem_id", *CONFIG]),
+    "/repo_tests": ({"cmd": "true"}, ["timeout"]),
+    "/code": ({"repo": "/nonexistent", "message": "x"},
+              ["max_attempts", "timeout", "test_timeout", "llm_grace"]),
+}  # fmt: skip
+CASES = [(route, path) for route, (_, paths) in NUMERIC.items() for path in paths]
+
+
+def numeric_paths(schema: dict, node: dict, prefix: str = "") -> set[str]:
+    """Dotted paths of every number or integer a request body schema admits."""
+    if "$ref" in node:
+        return numeric_paths(schema, schema["components"]["schemas"][node["$ref"].split("/")[-1]],
+                             prefix)  # fmt: skip
+    found: set[str] = set()
+    for branch in node.get("anyOf", [node]):
+        kind = branch.get("type")
+        if kind in ("number", "integer"):
+            found.add(prefix.rstrip("."))
+        elif kind == "array" and "items" in branch:
+            found |= numeric_paths(schema, branch["items"], prefix + "0.")
+        elif "$ref" in branch:
+            found |= numeric_paths(schema, branch, prefix)
+        for name, sub in branch.get("properties", {}).items():
+            found |= numeric_paths(schema, sub, prefix + name + ".")
+    return found
+
+
+def test_the_table_names_every_numeric_request_field(client):
+    schema = client.get("/openapi.json").json()
+    for route, item in schema["paths"].items():
+        body = item.get("post", {}).get("requestBody")
+        if body is None:
+            continue
+        ref = body["content"]["application/json"]["schema"]
+        expected = set(NUMERIC.get(route, ({}, []))[1])
+        assert numeric_paths(schema, ref) == expected, route
+
+
+def put(body: dict, path: str, value: object) -> None:
+    """body at dotted `path` = value, making what is missing on the way ("k.0": a list)."""
+    keys = path.split(".")
+    where: Any = body
+    for key, below in pairwise(keys):
+        fresh: Any = [] if below.isdigit() else {}
+        if key.isdigit():
+            while len(where) <= int(key):
+                where.append(fresh)
+            where = where[int(key)]
+        else:
+            where = where.setdefault(key, fresh)
+    if keys[-1].isdigit():
+        where.append(value)
+    else:
+        where[keys[-1]] = value
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e999"])
+@pytest.mark.parametrize("route,path", CASES)
+def test_attack_non_finite_numbers_are_a_4xx(client, server, route, path, value):
+    body = json.loads(json.dumps(NUMERIC[route][0]))
+    put(body, path, "__X__")
+    raw = json.dumps(body).replace('"__X__"', value)  # what Python's json.dumps sends for NaN
+    r = client.post(route, content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert path in r.json()["detail"]
+    assert server.alive()

@@ -12,8 +12,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from sandlot import __version__
-from sandlot.api import coder, errors, judge, run, status
-from sandlot.api.limits import BodyLimit, JSONBodies
+from sandlot.api import coder, errors, judge, run, schema, status
+from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
 from sandlot.service import Service
 
 
@@ -33,10 +33,13 @@ def create_app(service: Service) -> FastAPI:
     )
     app.state.service = service
     errors.install(app)
+    schema.install(app, service)
     cfg = service.config
-    app.add_middleware(JSONBodies)
+    app.add_middleware(JSONOnly)
     body_cap = cfg.max_code_bytes + cfg.max_files_bytes * 4 // 3 + (1 << 20)
     app.add_middleware(BodyLimit, max_bytes=body_cap)
+    names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
+    app.add_middleware(HostCheck, names=names)  # outermost: a foreign Host gets nothing
     for module in (run, status, judge, coder):
         app.include_router(module.router)
     return app

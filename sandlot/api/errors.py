@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -17,6 +18,7 @@ log = logging.getLogger("sandlot.api")
 _MEANING = {
     400: "bad input; the detail says what to change",
     403: "refused: this server does not do that (the detail says why)",
+    415: "the body is not declared JSON (Content-Type: application/json)",
     404: "unknown dataset or problem id; lists what exists",
     413: "code or files over the size limit",
     503: "isolation unavailable: this server runs no code",
@@ -29,7 +31,7 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorBody, "description": _MEANING[code]} for code in codes}
 
 
-def _status(exc: Exception) -> int:
+def status_of(exc: Exception) -> int:
     if isinstance(exc, InvalidRequest):
         return exc.status_code
     if isinstance(exc, Overloaded):
@@ -39,34 +41,65 @@ def _status(exc: Exception) -> int:
     return 500
 
 
-def _describe(exc: RequestValidationError) -> str:
+MAX_ERRORS = 20  # a body of a million bad items gets twenty lines back, and a count
+ECHO_CHARS = 200
+
+
+def _echo(value: object) -> object:
+    """What of a bad input is echoed back: a scalar, strings cut short; never a container (it
+    may be huge, or 5000 deep) nor a number JSON cannot carry (NaN, ±Infinity, 10**5000)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if abs(value) < 10**18 else f"<int of {len(str(abs(value)))} digits>"
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return value if len(value) <= ECHO_CHARS else value[:ECHO_CHARS] + "..."
+    if isinstance(value, Exception):
+        return _echo(str(value))
+    return f"<{type(value).__name__}>"
+
+
+def _errors(exc: RequestValidationError) -> list[dict[str, object]]:
+    out = []
+    for err in exc.errors()[:MAX_ERRORS]:
+        item = {k: v for k, v in err.items() if k not in ("input", "ctx", "loc")}
+        item["loc"] = [_echo(part) for part in err.get("loc", ())]
+        if "input" in err:
+            item["input"] = _echo(err["input"])
+        if "ctx" in err:
+            item["ctx"] = {k: _echo(v) for k, v in err["ctx"].items()}
+        out.append(item)
+    return out
+
+
+def _describe(exc: RequestValidationError, errors: list[dict[str, object]]) -> str:
     parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+    for err in errors:
+        where = ".".join(str(p) for p in err["loc"] if p != "body") or "body"  # type: ignore[attr-defined]
         parts.append(f"{where}: {err.get('msg', 'invalid')}")
-    return "invalid request: " + "; ".join(parts)
+    more = len(exc.errors()) - len(errors)
+    return "invalid request: " + "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def error_response(exc: SandlotError) -> JSONResponse:
+    """The one error body, `{"detail": ...}`, with the status of the error's kind."""
+    return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(SandlotError)
     async def sandlot_error(_: Request, exc: SandlotError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=_status(exc))
+        return error_response(exc)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
-        # FastAPI's own list stays under "errors" for clients that parse it.
-        body = {"detail": _describe(exc), "errors": jsonable(exc.errors())}
-        return JSONResponse(body, status_code=422)
+        # FastAPI's own list stays under "errors" for clients that parse it, inputs cut short.
+        errors = _errors(exc)
+        return JSONResponse({"detail": _describe(exc, errors), "errors": errors}, status_code=422)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")  # the traceback stays in the server log
         return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
-
-
-def jsonable(errors: object) -> object:
-    from fastapi.encoders import jsonable_encoder
-
-    return jsonable_encoder(
-        errors, custom_encoder={Exception: str, bytes: lambda b: b.decode(errors="replace")}
-    )

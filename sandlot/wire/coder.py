@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandlot.coder import task as defaults
+from sandlot.wire.types import Files, Seconds
 
 
 class RouteRequest(BaseModel):
@@ -41,13 +42,13 @@ class CodeRequest(BaseModel):
     apply: bool = False
     allow_dirty: bool = False
     aider_config: bool = False
-    timeout: float = Field(
-        defaults.ATTEMPT_TIMEOUT, gt=0, le=defaults.MAX_ATTEMPT_TIMEOUT,
+    timeout: Seconds = Field(
+        defaults.ATTEMPT_TIMEOUT, le=defaults.MAX_ATTEMPT_TIMEOUT,
         description="seconds per Aider attempt",
     )  # fmt: skip
-    test_timeout: float = Field(defaults.TEST_TIMEOUT, gt=0, description="seconds per test run")
+    test_timeout: Seconds = Field(defaults.TEST_TIMEOUT, description="seconds per test run")
     llm_grace: float = Field(
-        defaults.LLM_GRACE, ge=0, le=defaults.MAX_LLM_GRACE,
+        defaults.LLM_GRACE, ge=0, le=defaults.MAX_LLM_GRACE, allow_inf_nan=False,
         description="seconds of model retries allowed",
     )  # fmt: skip
     stream: bool = False
@@ -57,5 +58,5 @@ class RepoTestsRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     cmd: str = Field(description="the test command, run as `/bin/bash -c CMD` in the box")
-    files: dict[str, str] = Field(default_factory=dict, description="path -> base64 content")
-    timeout: float = Field(defaults.TEST_TIMEOUT, gt=0, description="wall-clock seconds")
+    files: Files = Field(default_factory=dict, description="path -> base64 content")
+    timeout: Seconds = Field(defaults.TEST_TIMEOUT, description="wall-clock seconds")

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sandlot.wire.run import RunCodeResponse
+from sandlot.wire.types import Count, MemoryMB, Positive, Seconds
 
 ProblemId = int | str
 
@@ -24,9 +25,9 @@ class TestConfig(BaseModel):
     language: str | None = None
     locale: str | None = None
     is_fewshot: bool | None = None
-    compile_timeout: float | None = None
-    run_timeout: float | None = None
-    memory_limit_MB: int | None = None
+    compile_timeout: Seconds | None = None
+    run_timeout: Seconds | None = None
+    memory_limit_MB: MemoryMB | None = None
     custom_extract_logic: str | None = Field(
         None, description="refused: sandlot never runs client code in the server"
     )
@@ -41,8 +42,8 @@ class GetPromptsRequest(BaseModel):
 
     dataset: str
     config: TestConfig = TestConfig()
-    offset: int = Field(0, ge=0)
-    limit: int = Field(1_000_000, ge=0)
+    offset: Count = 0
+    limit: Count = 1_000_000
 
 
 class GetPromptByIdRequest(BaseModel):
@@ -124,7 +125,7 @@ class EvaluateRequest(BaseModel):
     dataset: str
     samples: list[Sample] = Field(description="each {id or task_id, completion}")
     config: TestConfig = TestConfig()
-    k: list[int] = Field([1], description="the k of pass@k")
+    k: list[Positive] = Field([1], description="the k of pass@k")
     language: str | None = None
     details: bool = Field(False, description="return each sample's full EvalResult")
 

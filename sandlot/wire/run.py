@@ -10,6 +10,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sandlot.wire.types import MemoryMB, NullableFiles, RelPath, Seconds
+
 
 class RunStatus(StrEnum):
     Success = "Success"
@@ -47,13 +49,13 @@ class RunCodeRequest(BaseModel):
 
     code: str = Field(description="source text of the program")
     language: str = Field(description="a language name or alias; GET /languages lists them")
-    compile_timeout: float | None = Field(None, description="seconds (default 10)")
-    run_timeout: float | None = Field(None, description="seconds (default 10)")
-    timeout: float | None = Field(None, description="same as run_timeout (the simple shape)")
-    memory_limit_MB: int | None = Field(None, description="MiB; -1 or absent: server default")
+    compile_timeout: Seconds | None = Field(None, description="seconds (default 10)")
+    run_timeout: Seconds | None = Field(None, description="seconds (default 10)")
+    timeout: Seconds | None = Field(None, description="same as run_timeout (the simple shape)")
+    memory_limit_MB: MemoryMB | None = Field(None, description="MiB; -1 or absent: the default")
     stdin: str | None = None
-    files: dict[str, str | None] | None = Field(None, description="path -> base64 content")
-    fetch_files: list[str] | None = Field(None, description="paths to read back after the run")
+    files: NullableFiles | None = Field(None, description="path -> base64 content")
+    fetch_files: list[RelPath] | None = Field(None, description="paths to read back after the run")
     test_cases: list[TestCaseIn] | None = Field(None, description="cases to judge the program on")
 
 

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -41,9 +45,11 @@ TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
 def git(repo: Path, *args: str) -> str:
+    # safe.directory: the tests look, as root, into repositories of another user too
     return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
+        ["git", "-c", "safe.directory=*", "-C", str(repo), *args], check=True,
+        capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -311,43 +317,139 @@ def test_ask_mode_answers_and_edits_nothing(repo: Path, fake: FakeLLM):
 # --- POST /code, for agents ---------------------------------------------------------------------
 
 
+OWNER = 65150  # the uid that owns the repositories /code works on (no passwd entry needed)
+
+
 @pytest.fixture(scope="module")
-def coder_server(tmp_path_factory):
+def roots() -> Iterator[Path]:
+    """The one directory /code may edit: outside /tmp/pytest-of-root (mode 700), so that its
+    repositories' owner can reach them."""
+    top = Path(tempfile.mkdtemp(prefix="sandlot-coder-roots-"))
+    top.chmod(0o755)
+    os.chown(top, OWNER, OWNER)
+    yield top
+    shutil.rmtree(top)
+
+
+@pytest.fixture
+def user_repo(roots: Path, tmp_path: Path) -> Path:
+    """The repo fixture's repository, in `roots` and owned by OWNER, as a user's would be."""
+    home = Path(tempfile.mkdtemp(dir=roots))
+    home.chmod(0o755)
+    root = home / "repo"
+    root.mkdir()
+    (root / "calc.py").write_text(BUGGY)
+    (root / "test_calc.py").write_text(TEST)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "calc.py", "test_calc.py")
+    git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    for path in (home, *home.rglob("*")):
+        os.chown(path, OWNER, OWNER, follow_symlinks=False)
+    return root
+
+
+def owners(repo: Path) -> set[int]:
+    return {p.lstat().st_uid for p in (repo / ".git").rglob("*")}
+
+
+@pytest.fixture(scope="module")
+def coder_server(roots: Path):
     from tests.conftest import running_server
 
-    # /code may touch only repositories under the tests' own temp dir (the repo fixture's).
-    roots = str(tmp_path_factory.getbasetemp())
     with serve() as llm:
         env = {"OPENAI_API_KEY": KEY, "OPENAI_API_BASE": llm.base, "SANDLOT_UID_BASE": "65120",
-               "SANDLOT_CODER_ROOTS": roots}  # fmt: skip
+               "SANDLOT_CODER_ROOTS": str(roots), "SANDLOT_CODER_JOBS": "1"}  # fmt: skip
         with running_server("--slots", "1", env=env) as srv:
             yield srv, llm
 
 
+def code_body(repo: Path) -> dict[str, object]:
+    return {"repo": str(repo), "message": "make add() add", "files": ["calc.py"],
+            "model": MODEL, "edit_format": "whole", "test_cmd": "pytest -q"}  # fmt: skip
+
+
 @needs_aider
-def test_post_code(coder_server, repo: Path):
+def test_post_code(coder_server, user_repo: Path, repo: Path):
     import httpx
 
     srv, llm = coder_server
     llm.queue(Reply(whole_file("calc.py", WRONG)), Reply(whole_file("calc.py", RIGHT)))
-    body = {"repo": str(repo), "message": "make add() add", "files": ["calc.py"],
-            "model": MODEL, "edit_format": "whole", "test_cmd": "pytest -q"}  # fmt: skip
+    body = code_body(user_repo)
     with httpx.Client(base_url=srv.url, timeout=300) as c:
         r = c.post("/code", json=body)
         assert r.status_code == 200, r.text
         out = r.json()
         assert out["status"] == "passed" and len(out["attempts"]) == 2
-        assert git(repo, "show", f"{out['branch']}:calc.py") + "\n" == RIGHT
-        assert (repo / "calc.py").read_text() == BUGGY
+        assert git(user_repo, "show", f"{out['branch']}:calc.py") + "\n" == RIGHT
+        assert (user_repo / "calc.py").read_text() == BUGGY
         assert KEY not in r.text and llm.base not in r.text
         # Bad input: a clear 4xx before anything runs.
-        r = c.post("/code", json={**body, "repo": str(repo.parent)})
+        r = c.post("/code", json={**body, "repo": str(user_repo.parent)})
         assert r.status_code == 400 and "not a git repository" in r.json()["detail"]
         r = c.post("/code", json={**body, "files": ["missing.py"]})
         assert r.status_code == 400 and "missing.py" in r.json()["detail"]
-        assert c.post("/code", json={"repo": str(repo)}).status_code == 422
-        r = c.post("/code", json={**body, "repo": str(ROOT)})  # outside SANDLOT_CODER_ROOTS
+        assert c.post("/code", json={"repo": str(user_repo)}).status_code == 422
+        r = c.post("/code", json={**body, "repo": str(repo)})  # outside SANDLOT_CODER_ROOTS
         assert r.status_code == 400 and "outside" in r.json()["detail"]
+
+
+@needs_aider
+def test_attack_code_runs_git_and_aider_as_the_repo_owner_not_root(coder_server, user_repo):
+    """Every file that git and Aider write for a /code task belongs to the repository's owner:
+    the commit's objects and refs, the worktree's records; none is root's."""
+    import httpx
+
+    srv, llm = coder_server
+    before = {p for p in (user_repo / ".git").rglob("*")}
+    llm.queue(Reply(whole_file("calc.py", RIGHT)))
+    r = httpx.post(srv.url + "/code", json=code_body(user_repo), timeout=300)
+    assert r.status_code == 200 and r.json()["status"] == "passed", r.text
+    written = {p for p in (user_repo / ".git").rglob("*")} - before
+    assert any("sandlot/coder-" in str(p) for p in written), "the branch was not written"
+    assert owners(user_repo) == {OWNER}, "git wrote into the repository as another user"
+    assert {p.lstat().st_uid for p in written} == {OWNER}
+
+
+def test_attack_code_on_a_root_owned_repository_is_refused(coder_server, roots: Path):
+    """A repository of root's under coder_roots: git and Aider would have to run as root."""
+    import httpx
+
+    srv, _ = coder_server
+    mine = roots / "root-owned"
+    mine.mkdir()
+    try:
+        git(mine, "init", "-q")
+        r = httpx.post(srv.url + "/code", json=code_body(mine), timeout=60)
+        assert r.status_code == 403 and "owned by root" in r.json()["detail"], r.text
+        assert owners(mine) == {0} and "sandlot/coder" not in git(mine, "branch", "-a")
+    finally:
+        shutil.rmtree(mine)
+
+
+def test_attack_code_is_off_without_coder_roots(client, repo: Path):
+    """The session's server has no coder_roots: /code refuses every repository, its own too."""
+    before = git(repo, "branch", "-a")
+    r = client.post("/code", json=code_body(repo))
+    assert r.status_code == 403 and "coder_roots" in r.json()["detail"], r.text
+    assert git(repo, "branch", "-a") == before
+
+
+@needs_aider
+def test_attack_code_jobs_are_capped(coder_server, user_repo: Path):
+    """coder_jobs=1: a second /code while one runs is refused at once with a retryable 504."""
+    import httpx
+
+    srv, llm = coder_server
+    llm.queue(Reply(whole_file("calc.py", RIGHT), delay=6))
+    seen = len(llm.main_requests())
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(httpx.post, srv.url + "/code", json=code_body(user_repo), timeout=300)
+        deadline = time.monotonic() + 60
+        while len(llm.main_requests()) == seen and time.monotonic() < deadline:
+            time.sleep(0.1)  # the first job is with the model now
+        r = httpx.post(srv.url + "/code", json=code_body(user_repo), timeout=60)
+        assert r.status_code == 504 and "retry" in r.json()["detail"], r.text
+        assert first.result().json()["status"] == "passed"
 
 
 def test_sandlot_test_on_a_sandlot_server(coder_server, repo: Path):

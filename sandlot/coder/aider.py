@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sandlot.coder.owner import Owner, as_owner
+
 # Output lines that mean the model could not be reached or refused us (litellm's exception
 # names as aider prints them, and aider's own explanations of them).
 LLM_ERROR = re.compile(
@@ -56,6 +58,7 @@ class AiderOptions:
     timeout: float = 600.0  # wall-clock seconds per attempt
     llm_grace: float = 20.0  # seconds aider may keep retrying after an LLM error shows
     extra_args: tuple[str, ...] = ()
+    owner: Owner | None = None  # who aider runs as (a server's task), else this process's user
 
 
 @dataclass(slots=True)
@@ -127,7 +130,8 @@ def environment(opts: AiderOptions, work: Path, keys: dict[str, str]) -> dict[st
     # bundled copy (LITELLM_LOCAL_MODEL_COST_MAP) supplies the model facts instead.
     (cache / "model_prices_and_context_window.json").write_text(json.dumps({"_sandlot": {}}))
     if opts.honour_config:
-        real = Path(os.path.expanduser("~")) / ".aider.conf.yml"
+        user_home = opts.owner.home if opts.owner is not None else os.path.expanduser("~")
+        real = Path(user_home) / ".aider.conf.yml"
         if real.is_file():
             (home / ".aider.conf.yml").write_bytes(real.read_bytes())
     bindir = str(Path(opts.executable).parent)
@@ -155,11 +159,15 @@ def run(opts: AiderOptions, cwd: Path, work: Path, message: str, files: list[str
     """One aider invocation in `cwd` (the worktree); `work` is a private scratch dir."""
     message_file = work / "message.txt"
     message_file.write_text(message)
+    env = environment(opts, work, keys)
+    if opts.owner is not None:
+        opts.owner.give(work)  # its HOME, caches and histories are written by aider, as the owner
     started = time.monotonic()
     proc = subprocess.Popen(
-        argv(opts, work, message_file, files, read), cwd=cwd, env=environment(opts, work, keys),
+        argv(opts, work, message_file, files, read), cwd=cwd, env=env,
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True,  # its own process group: a timeout kills all of it
+        **as_owner(opts.owner),
     )  # fmt: skip
     lines: list[str] = []
     reader = threading.Thread(target=_drain, args=(proc, lines), daemon=True)

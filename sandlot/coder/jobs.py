@@ -1,6 +1,13 @@
-"""Coding tasks on a server (`POST /code`): each runs in a worker thread (Aider is a minutes-long
-subprocess), and each of its test runs goes back to the server's event loop, through the same
-executor (slots, queue, jail) as `/run_code`."""
+"""Coding tasks on a server (`POST /code`), under the server's policy:
+
+- only in repositories under `coder_roots`; with none configured, /code is off (fails closed);
+- git and Aider run as the repository's owner, never as root (`owner.py`);
+- at most `coder_jobs` tasks at once; past that the answer is Overloaded (504, retry later).
+
+Each task runs in a worker thread (Aider is a minutes-long subprocess), and each of its test
+runs goes back to the server's event loop, through the same executor (slots, queue, jail) as
+`/run_code`.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +16,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sandlot.coder.loop import prepare, run_task
+from sandlot.coder.owner import Owner
 from sandlot.coder.task import CodeResult, CodeTask
 from sandlot.coder.testrun import TestOutcome, run_tests
 from sandlot.config import Config
-from sandlot.errors import InvalidRequest
+from sandlot.errors import Forbidden, InvalidRequest, Overloaded
 from sandlot.executor import Executor
 
 
@@ -20,25 +28,47 @@ class CoderJobs:
     def __init__(self, config: Config, executor: Callable[[], Executor]) -> None:
         self.config = config
         self._executor = executor  # resolved per task: the service may have no jail
+        self.running = 0
 
     async def run(self, task: CodeTask) -> CodeResult:
-        """Every check first (InvalidRequest before anything is created), then the loop."""
-        self._allowed(task.repo)
-        prep = await asyncio.to_thread(prepare, task, self.config.runtime_dir)  # runs git
+        """Every check first (4xx before anything is created), then the loop."""
+        repo = self._confined(task.repo)
+        owner = Owner.of(repo)
+        task.repo = str(repo)  # what was checked is what runs, not a link that may change
+        if self.running >= self.config.coder_jobs:
+            raise Overloaded(
+                f"{self.running} /code jobs are running, the most this server runs at once "
+                "(coder_jobs); retry later"
+            )
+        self.running += 1
+        try:
+            return await self._run(task, owner)
+        finally:
+            self.running -= 1
+
+    async def _run(self, task: CodeTask, owner: Owner | None) -> CodeResult:
+        runtime = self.config.runtime_dir
+        prep = await asyncio.to_thread(prepare, task, runtime, owner)  # runs git
         executor = self._executor()
         loop = asyncio.get_running_loop()
 
         def tests(root: Path, cmd: str, timeout: float) -> TestOutcome:
-            job = run_tests(executor, root, cmd, timeout)
+            job = run_tests(executor, root, cmd, timeout, owner)
             return asyncio.run_coroutine_threadsafe(job, loop).result()
 
         return await asyncio.to_thread(run_task, prep, tests)
 
-    def _allowed(self, repo: str) -> None:
-        """`coder_roots` (colon-separated) confines /code to those directories."""
-        roots = [r for r in self.config.coder_roots.split(":") if r]
+    def _confined(self, repo: str) -> Path:
+        """`repo`, resolved, if it lies under one of `coder_roots`; with none, /code is off."""
+        roots = [Path(r).resolve() for r in self.config.coder_roots.split(":") if r]
         if not roots:
-            return
+            raise Forbidden(
+                "POST /code is off on this server: it edits repositories only under the "
+                "directories named by the coder_roots setting (SANDLOT_CODER_ROOTS), and none is"
+            )
         real = Path(repo).resolve()
-        if not any(real.is_relative_to(Path(r).resolve()) for r in roots):
+        if not any(real.is_relative_to(root) for root in roots):
             raise InvalidRequest(f"{repo} is outside the directories this server may edit")
+        if not real.is_dir():
+            raise InvalidRequest(f"{repo} is not a directory")
+        return real

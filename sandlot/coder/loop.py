@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sandlot.coder import aider, worktree
 from sandlot.coder.install import find_aider
+from sandlot.coder.owner import Owner
 from sandlot.coder.task import (
     ANSWERED,
     FAILED_TESTS,
@@ -70,13 +71,15 @@ def conf_value(path: Path, key: str) -> str | None:
     return None
 
 
-def prepare(task: CodeTask, runtime_dir: str = "/opt/sandlot") -> Prepared:
-    """Every check on the request; InvalidRequest (or AiderMissing) says what to change."""
+def prepare(task: CodeTask, runtime_dir: str = "/opt/sandlot", owner: Owner | None = None
+            ) -> Prepared:  # fmt: skip
+    """Every check on the request; InvalidRequest (or AiderMissing) says what to change. git
+    and Aider run as `owner` when given (a server's task), else as this process's user."""
     if not task.message.strip():
         raise InvalidRequest("the message is empty: say what the coder should do")
     if not 1 <= task.max_attempts <= MAX_ATTEMPTS:
         raise InvalidRequest(f"max attempts must be between 1 and {MAX_ATTEMPTS}")
-    state = worktree.inspect(task.repo)
+    state = worktree.inspect(task.repo, owner)
     if state.dirty and (task.apply or not task.allow_dirty):
         raise InvalidRequest(
             f"{state.root} has uncommitted changes ({', '.join(state.dirty[:5])}): the coder "
@@ -89,7 +92,8 @@ def prepare(task: CodeTask, runtime_dir: str = "/opt/sandlot") -> Prepared:
         raise InvalidRequest("HEAD is detached: --apply needs a branch to fast-forward")
     files = worktree.resolve_files(state, task.files, "files")
     read = worktree.resolve_files(state, task.read, "--read files")
-    conf_paths = [state.root / CONF, Path(os.path.expanduser("~")) / CONF]
+    home = Path(owner.home if owner is not None else os.path.expanduser("~"))
+    conf_paths = [state.root / CONF, home / CONF]
     model = task.model or os.environ.get("SANDLOT_CODER_MODEL") or os.environ.get("AIDER_MODEL")
     if not model and task.aider_config:
         model = next((v for p in conf_paths if (v := conf_value(p, "model"))), None)
@@ -119,7 +123,7 @@ def prepare(task: CodeTask, runtime_dir: str = "/opt/sandlot") -> Prepared:
     options = aider.AiderOptions(
         executable=find_aider(runtime_dir), model=model, edit_format=task.edit_format,
         ask=task.ask, stream=task.stream, honour_config=task.aider_config,
-        timeout=task.attempt_timeout, llm_grace=task.llm_grace,
+        timeout=task.attempt_timeout, llm_grace=task.llm_grace, owner=owner,
     )  # fmt: skip
     return Prepared(task, state, files, read, model, test_cmd, options, keys)
 
@@ -252,7 +256,7 @@ def _conclude(run: _Run) -> None:
     if result.head == tree.base and not task.keep_worktree:
         # A branch without a commit is noise in the user's repository: drop it.
         tree.remove()
-        worktree.git(prep.state.root, "branch", "-D", tree.branch, check=False)
+        tree.drop_branch()
         result.branch, run.tree = None, None
     if task.apply and result.status == PASSED and result.head:
         try:

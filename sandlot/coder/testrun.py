@@ -13,6 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandlot.coder.owner import Owner, as_owner
 from sandlot.coder.task import TEST_TIMEOUT
 from sandlot.errors import InvalidRequest, JailError, TooLarge
 from sandlot.executor import TIME_LIMITS, Executor
@@ -93,7 +94,8 @@ class TestOutcome:
         )  # fmt: skip
 
 
-def collect_files(root: str | Path, max_bytes: int) -> dict[str, bytes]:
+def collect_files(root: str | Path, max_bytes: int, owner: Owner | None = None
+                  ) -> dict[str, bytes]:  # fmt: skip
     """The repository's files (tracked and untracked-but-not-ignored), keyed by relative path.
 
     Symlinks are skipped, never followed: the box must get the repository, not whatever a link in
@@ -102,7 +104,7 @@ def collect_files(root: str | Path, max_bytes: int) -> dict[str, bytes]:
     root = Path(root)
     if not root.is_dir():
         raise InvalidRequest(f"{root} is not a directory")
-    names = _git_files(root)
+    names = _git_files(root, owner)
     if names is None:
         names = _walk(root)
     files: dict[str, bytes] = {}
@@ -128,12 +130,13 @@ def collect_files(root: str | Path, max_bytes: int) -> dict[str, bytes]:
     return files
 
 
-def _git_files(root: Path) -> list[str] | None:
+def _git_files(root: Path, owner: Owner | None) -> list[str] | None:
+    env = {**os.environ, "HOME": owner.home} if owner is not None else None
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others",
              "--exclude-standard", "--", "."],
-            capture_output=True, timeout=60, stdin=subprocess.DEVNULL,
+            capture_output=True, timeout=60, stdin=subprocess.DEVNULL, env=env, **as_owner(owner),
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -153,10 +156,12 @@ def _walk(root: Path) -> list[str]:
 
 
 async def run_tests(
-    executor: Executor, root: str | Path, cmd: str, timeout: float = TEST_TIMEOUT
-) -> TestOutcome:
-    """Run `cmd` over the files of the repository at `root`, in a fresh box."""
-    files = collect_files(root, executor.config.max_files_bytes)
+    executor: Executor, root: str | Path, cmd: str, timeout: float = TEST_TIMEOUT,
+    owner: Owner | None = None,
+) -> TestOutcome:  # fmt: skip
+    """Run `cmd` over the files of the repository at `root`, in a fresh box (its file list from
+    git run as `owner`, when given)."""
+    files = collect_files(root, executor.config.max_files_bytes, owner)
     return await run_files(executor, files, cmd, timeout)
 
 

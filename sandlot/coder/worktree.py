@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandlot.coder.owner import Owner, as_owner
 from sandlot.errors import InvalidRequest, SandlotError
 
 GIT_TIMEOUT = 120.0
@@ -27,12 +28,16 @@ class GitError(SandlotError):
     pass
 
 
-def git(repo: str | Path, *args: str, check: bool = True, timeout: float = GIT_TIMEOUT) -> str:
+def git(repo: str | Path, *args: str, check: bool = True, timeout: float = GIT_TIMEOUT,
+        owner: Owner | None = None) -> str:  # fmt: skip
+    """git in `repo`, as `owner` when given (a server's task), else as ourselves."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    if owner is not None:
+        env["HOME"] = owner.home  # that user's git config, not root's
     try:
         done = subprocess.run(
             ["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=timeout,
-            stdin=subprocess.DEVNULL, env=env,
+            stdin=subprocess.DEVNULL, env=env, **as_owner(owner),
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from exc
@@ -47,32 +52,36 @@ class RepoState:
     head: str  # the base commit
     branch: str | None  # None when HEAD is detached
     dirty: list[str]  # tracked paths with uncommitted changes (staged or not)
+    owner: Owner | None = None  # whose uid runs git here (a server's task), else ours
 
 
-def inspect(path: str | Path) -> RepoState:
+def inspect(path: str | Path, owner: Owner | None = None) -> RepoState:
     """The repository at `path`, or InvalidRequest saying why it cannot be used."""
     p = Path(path).expanduser()
     if not p.is_dir():
         raise InvalidRequest(f"{path} is not a directory")
-    inside = git(p, "rev-parse", "--is-inside-work-tree", check=False).strip()
+    inside = git(p, "rev-parse", "--is-inside-work-tree", check=False, owner=owner).strip()
     if inside != "true":
         raise InvalidRequest(
             f"{path} is not a git repository (the coder works on a new branch in a git "
             "worktree): run `git init` and commit your files first"
         )
-    root = Path(git(p, "rev-parse", "--show-toplevel").strip())
-    head = git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False).strip()
+    root = Path(git(p, "rev-parse", "--show-toplevel", owner=owner).strip())
+    head = git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False,
+               owner=owner).strip()  # fmt: skip
     if not head:
         raise InvalidRequest(f"{root} has no commits yet: commit your files first")
-    branch = git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).strip() or None
-    status = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=no")
+    branch = git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False,
+                 owner=owner).strip() or None  # fmt: skip
+    status = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=no", owner=owner)
     dirty = [entry[3:] for entry in status.split("\0") if len(entry) > 3]
-    return RepoState(root, head, branch, dirty)
+    return RepoState(root, head, branch, dirty, owner)
 
 
 def resolve_files(state: RepoState, names: list[str], what: str) -> list[str]:
     """Repo-relative paths of files that exist at the base commit; InvalidRequest otherwise."""
-    tracked = set(git(state.root, "ls-tree", "-r", "-z", "--name-only", state.head).split("\0"))
+    listed = git(state.root, "ls-tree", "-r", "-z", "--name-only", state.head, owner=state.owner)
+    tracked = set(listed.split("\0"))
     out: list[str] = []
     unknown: list[str] = []
     for name in names:
@@ -112,51 +121,62 @@ class Worktree:
     path: Path
     branch: str
     base: str
+    owner: Owner | None = None
 
     @classmethod
     def create(cls, state: RepoState, parent: Path, message: str) -> Worktree:
         branch = f"sandlot/coder-{slug(message)}-{secrets.token_hex(3)}"
         path = parent / "worktree"
-        git(state.root, "worktree", "add", "-q", "-b", branch, str(path), state.head)
-        return cls(state.root, path, branch, state.head)
+        if state.owner is not None:
+            state.owner.give(parent)  # git, as the owner, creates the checkout in it
+        git(state.root, "worktree", "add", "-q", "-b", branch, str(path), state.head,
+            owner=state.owner)  # fmt: skip
+        return cls(state.root, path, branch, state.head, state.owner)
+
+    def git(self, *args: str, check: bool = True) -> str:
+        return git(self.path, *args, check=check, owner=self.owner)
 
     def hide(self, rel: str) -> None:
         """Keep a tracked file out of this worktree without recording a deletion."""
         if (self.path / rel).exists():
-            git(self.path, "update-index", "--skip-worktree", "--", rel)
+            self.git("update-index", "--skip-worktree", "--", rel)
             (self.path / rel).unlink()
 
     def head(self) -> str:
-        return git(self.path, "rev-parse", "HEAD").strip()
+        return self.git("rev-parse", "HEAD").strip()
 
     def commit_all(self, message: str) -> str | None:
         """Commit every change Aider left (not its artefacts); the new sha, or None if none."""
-        git(self.path, "add", "-A", "--", ".", *EXCLUDE)
-        if not git(self.path, "diff", "--cached", "--name-only").strip():
+        self.git("add", "-A", "--", ".", *EXCLUDE)
+        if not self.git("diff", "--cached", "--name-only").strip():
             return None
         ident: list[str] = []
-        if not git(self.path, "config", "user.email", check=False).strip():
+        if not self.git("config", "user.email", check=False).strip():
             name, email = FALLBACK_IDENTITY
             ident = ["-c", f"user.name={name}", "-c", f"user.email={email}"]
-        git(self.path, *ident, "commit", "-q", "--no-verify", "-m", message)
+        self.git(*ident, "commit", "-q", "--no-verify", "-m", message)
         return self.head()
 
     def diff(self) -> str:
-        return git(self.path, "diff", "--no-color", f"{self.base}..HEAD")
+        return self.git("diff", "--no-color", f"{self.base}..HEAD")
 
     def changed_files(self) -> list[str]:
-        out = git(self.path, "diff", "--name-only", "-z", f"{self.base}..HEAD")
+        out = self.git("diff", "--name-only", "-z", f"{self.base}..HEAD")
         return [p for p in out.split("\0") if p]
 
     def remove(self) -> None:
         """Drop the checkout; the branch (the deliverable) stays."""
-        git(self.repo, "worktree", "remove", "--force", str(self.path), check=False)
-        git(self.repo, "worktree", "prune", check=False)
+        git(self.repo, "worktree", "remove", "--force", str(self.path), check=False,
+            owner=self.owner)  # fmt: skip
+        git(self.repo, "worktree", "prune", check=False, owner=self.owner)
+
+    def drop_branch(self) -> None:
+        git(self.repo, "branch", "-D", self.branch, check=False, owner=self.owner)
 
 
 def apply(state: RepoState, head: str) -> str:
     """Fast-forward the user's branch to `head` (the tested commit); never anything else."""
-    now = inspect(state.root)
+    now = inspect(state.root, state.owner)
     if now.branch is None or now.branch != state.branch:
         raise InvalidRequest("--apply needs the branch that was checked out at the start")
     if now.head != state.head:
@@ -165,5 +185,5 @@ def apply(state: RepoState, head: str) -> str:
         )
     if now.dirty:
         raise InvalidRequest(f"uncommitted changes in {', '.join(now.dirty[:5])}; not applying")
-    git(state.root, "merge", "--ff-only", "-q", head)
-    return git(state.root, "rev-parse", "HEAD").strip()
+    git(state.root, "merge", "--ff-only", "-q", head, owner=state.owner)
+    return git(state.root, "rev-parse", "HEAD", owner=state.owner).strip()

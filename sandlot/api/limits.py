@@ -2,9 +2,9 @@
 
 - HostCheck: the Host header must name this server, against DNS rebinding: an IP address,
   localhost (and *.localhost), the bound host name, or one of `allowed_hosts`.
-- JSONOnly: a POST must declare a JSON body. The content types a browser may send cross-site
-  without a CORS preflight (text/plain, form types, none) are refused, so that a web page can
-  never make this server run code.
+- JSONOnly: a POST with a body must declare it JSON. The content types a browser may send
+  cross-site without a CORS preflight (text/plain, form types, none) are refused, so that a
+  web page can never make this server run code.
 - BodyLimit: caps the body while it streams in, so a huge body never sits in memory.
 
 Their answers come from api/errors.py, like every other error.
@@ -81,8 +81,12 @@ class JSONOnly:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
-            given = dict(scope["headers"]).get(b"content-type", b"").decode("latin-1")
-            if not given or not is_json(given):
+            headers = dict(scope["headers"])
+            given = headers.get(b"content-type", b"").decode("latin-1")
+            bodiless = headers.get(b"content-length", b"0") == b"0" and (
+                b"transfer-encoding" not in headers
+            )  # nothing to read, so nothing a page could smuggle in
+            if not (bodiless and not given) and not is_json(given):
                 refusal = NotJSON(
                     f"the body must be JSON sent with Content-Type: application/json (got "
                     f"{given[:100] or 'no Content-Type'!r}); with curl, use --json or "

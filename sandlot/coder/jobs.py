@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sandlot.coder.loop import prepare, run_task
 from sandlot.coder.owner import Owner
-from sandlot.coder.task import CodeResult, CodeTask
+from sandlot.coder.task import TEST_TIMEOUT, CodeResult, CodeTask
 from sandlot.coder.testrun import TestOutcome, run_tests
 from sandlot.config import Config
 from sandlot.errors import Forbidden, InvalidRequest, Overloaded
@@ -35,6 +35,12 @@ class CoderJobs:
         repo = self._confined(task.repo)
         owner = Owner.of(repo)
         task.repo = str(repo)  # what was checked is what runs, not a link that may change
+        cap = self.config.max_run_timeout
+        if task.test_timeout is None:
+            task.test_timeout = min(TEST_TIMEOUT, cap)
+        elif task.test_timeout > cap:
+            raise InvalidRequest(f"test_timeout={task.test_timeout:g} is above this server's "
+                                 f"maximum of {cap:g}")  # fmt: skip
         if self.running >= self.config.coder_jobs:
             raise Overloaded(
                 f"{self.running} /code jobs are running, the most this server runs at once "

@@ -209,7 +209,7 @@ def _attempt(run: _Run, number: int, message: str) -> str | None:
     attempt = Attempt(
         number, round(edit.seconds, 2), edit.applied, commit,
         llm_error=redact(edit.llm_error) if edit.llm_error else None,
-        log_tail=redact(_tail(edit.output, 2000)),
+        stopped_for_llm=edit.stopped_for_llm, log_tail=redact(_tail(edit.output, 2000)),
     )  # fmt: skip
     result.attempts.append(attempt)
     if edit.timed_out:
@@ -232,7 +232,7 @@ def _attempt(run: _Run, number: int, message: str) -> str | None:
         result.message = "aider made no change to the repository"
         return None
     run.log(f"attempt {number}: tests in the sandbox: {prep.test_cmd}")
-    assert prep.test_cmd is not None
+    assert prep.test_cmd is not None and task.test_timeout is not None
     run.last = last = run.tests(tree.path, prep.test_cmd, task.test_timeout)
     attempt.tests = last.to_dict()
     attempt.tests["output_tail"] = redact(str(attempt.tests["output_tail"]))

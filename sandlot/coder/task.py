@@ -30,7 +30,7 @@ class CodeTask:
     allow_dirty: bool = False
     aider_config: bool = False  # honour .aider.conf.yml (the repo's and ~/.aider.conf.yml)
     attempt_timeout: float = ATTEMPT_TIMEOUT
-    test_timeout: float = TEST_TIMEOUT
+    test_timeout: float | None = TEST_TIMEOUT  # None: TEST_TIMEOUT or the server's maximum
     llm_grace: float = LLM_GRACE
     keep_worktree: bool = False
     stream: bool = False
@@ -44,6 +44,7 @@ class Attempt:
     commit: str | None
     tests: dict[str, object] | None = None
     llm_error: str | None = None
+    stopped_for_llm: bool = False  # we ended aider `llm_grace` after the model failed
     log_tail: str = ""  # the end of what aider printed (the model's reply, applied edits)
 
 

@@ -155,8 +155,13 @@ def _walk(root: Path) -> list[str]:
     return out
 
 
+def default_timeout(executor: Executor) -> float:
+    """TEST_TIMEOUT, or the server's largest run time when that is less."""
+    return min(TEST_TIMEOUT, executor.config.max_run_timeout)
+
+
 async def run_tests(
-    executor: Executor, root: str | Path, cmd: str, timeout: float = TEST_TIMEOUT,
+    executor: Executor, root: str | Path, cmd: str, timeout: float | None = None,
     owner: Owner | None = None,
 ) -> TestOutcome:  # fmt: skip
     """Run `cmd` over the files of the repository at `root`, in a fresh box (its file list from
@@ -166,9 +171,11 @@ async def run_tests(
 
 
 async def run_files(
-    executor: Executor, files: dict[str, bytes], cmd: str, timeout: float = TEST_TIMEOUT
+    executor: Executor, files: dict[str, bytes], cmd: str, timeout: float | None = None
 ) -> TestOutcome:
     """Run `cmd` over `files` (relative path -> content) in a fresh box."""
+    if timeout is None:
+        timeout = default_timeout(executor)
     try:
         outcome = await executor.run_shell(cmd, files, timeout)
     except JailError as exc:

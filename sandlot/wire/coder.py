@@ -9,13 +9,16 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandlot.coder import task as defaults
-from sandlot.wire.types import Files, Seconds
+from sandlot.coder.route import MAX_REQUEST_CHARS
+from sandlot.wire.types import Files, NonBlank, Seconds
 
 
 class RouteRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    request: str = Field(description="what the user wants done, in words")
+    request: NonBlank = Field(
+        description="what the user wants done, in words", max_length=MAX_REQUEST_CHARS
+    )
     repo: str | None = Field(None, description="a repository the request is about")
     files: list[str] = Field(default_factory=list, description="files it is about")
 
@@ -31,7 +34,7 @@ class CodeRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     repo: str = Field(description="path of a git repository on the server")
-    message: str = Field(description="what the coder should do")
+    message: NonBlank = Field(description="what the coder should do")
     files: list[str] = Field(default_factory=list, description="files Aider may edit")
     read: list[str] = Field(default_factory=list, description="read-only context files")
     model: str | None = Field(None, description="litellm model name; default from the env")
@@ -46,7 +49,10 @@ class CodeRequest(BaseModel):
         defaults.ATTEMPT_TIMEOUT, le=defaults.MAX_ATTEMPT_TIMEOUT,
         description="seconds per Aider attempt",
     )  # fmt: skip
-    test_timeout: Seconds = Field(defaults.TEST_TIMEOUT, description="seconds per test run")
+    test_timeout: Seconds | None = Field(
+        None, description=f"seconds per test run (default {defaults.TEST_TIMEOUT:g}, or less "
+        "when the server's max_run_timeout is less)",
+    )  # fmt: skip
     llm_grace: float = Field(
         defaults.LLM_GRACE, ge=0, le=defaults.MAX_LLM_GRACE, allow_inf_nan=False,
         description="seconds of model retries allowed",
@@ -57,6 +63,9 @@ class CodeRequest(BaseModel):
 class RepoTestsRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    cmd: str = Field(description="the test command, run as `/bin/bash -c CMD` in the box")
+    cmd: NonBlank = Field(description="the test command, run as `/bin/bash -c CMD` in the box")
     files: Files = Field(default_factory=dict, description="path -> base64 content")
-    timeout: Seconds = Field(defaults.TEST_TIMEOUT, description="wall-clock seconds")
+    timeout: Seconds | None = Field(
+        None, description=f"wall-clock seconds (default {defaults.TEST_TIMEOUT:g}, or less "
+        "when the server's max_run_timeout is less)",
+    )  # fmt: skip

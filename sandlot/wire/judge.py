@@ -6,14 +6,17 @@ fields are ignored, and the simple shape (`problem_id`, `solution`, `language`) 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sandlot.wire.run import RunCodeResponse
-from sandlot.wire.types import Count, MemoryMB, Positive, Seconds
+from sandlot.wire.types import Count, MemoryMB, Positive, Seconds, one_of_required
 
 ProblemId = int | str
+Dataset = Annotated[
+    str, Field(description="a dataset id; GET /list_datasets lists them", examples=["humaneval"])
+]
 
 
 class TestConfig(BaseModel):
@@ -40,7 +43,7 @@ class TestConfig(BaseModel):
 class GetPromptsRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    dataset: str
+    dataset: Dataset
     config: TestConfig = TestConfig()
     offset: Count = 0
     limit: Count = 1_000_000
@@ -49,7 +52,7 @@ class GetPromptsRequest(BaseModel):
 class GetPromptByIdRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    dataset: str
+    dataset: Dataset
     id: ProblemId
     config: TestConfig = TestConfig()
 
@@ -63,9 +66,13 @@ class Prompt(BaseModel):
 class SubmitRequest(BaseModel):
     """SandboxFusion's `{dataset, id, completion, config}` or `{dataset, problem_id, solution}`."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(
+        extra="ignore",
+        json_schema_extra={"allOf": [one_of_required(("id",), ("problem_id",)),
+                                     one_of_required(("completion",), ("solution",))]},
+    )  # fmt: skip
 
-    dataset: str
+    dataset: Dataset
     id: ProblemId | None = None
     problem_id: ProblemId | None = Field(None, description="the simple shape's name for id")
     completion: str | None = None
@@ -104,13 +111,17 @@ class EvalResult(BaseModel):
 class GetMetricsRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    dataset: str
+    dataset: Dataset
     config: TestConfig = TestConfig()
     results: list[dict[str, Any]] = []
 
 
 class Sample(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(
+        extra="ignore",
+        json_schema_extra={"allOf": [one_of_required(("id",), ("task_id",), ("problem_id",)),
+                                     one_of_required(("completion",), ("solution",))]},
+    )  # fmt: skip
 
     id: ProblemId | None = None
     task_id: ProblemId | None = None
@@ -122,8 +133,10 @@ class Sample(BaseModel):
 class EvaluateRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    dataset: str
-    samples: list[Sample] = Field(description="each {id or task_id, completion}")
+    dataset: Dataset
+    samples: list[Sample] = Field(
+        description="each {id or task_id, completion}", json_schema_extra={"minItems": 1}
+    )
     config: TestConfig = TestConfig()
     k: list[Positive] = Field([1], description="the k of pass@k")
     language: str | None = None
@@ -141,7 +154,7 @@ class SampleVerdict(BaseModel):
 
 
 class EvaluateResponse(BaseModel):
-    dataset: str
+    dataset: Dataset
     problems: int
     samples: int
     accepted: int

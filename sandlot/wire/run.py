@@ -10,7 +10,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from sandlot.wire.types import MemoryMB, NullableFiles, RelPath, Seconds
+from sandlot.wire.types import MemoryMB, NullableFiles, RelPath, Seconds, one_of_required
 
 
 class RunStatus(StrEnum):
@@ -27,6 +27,10 @@ class CommandRunStatus(StrEnum):
 
 class TestCaseIn(BaseModel):
     """`{"input": expr, "expected": expr}` or `{"stdin": text, "expected_stdout": text}`."""
+
+    model_config = ConfigDict(
+        json_schema_extra=one_of_required(("input", "expected"), ("expected_stdout",))
+    )
 
     input: str | None = None
     expected: str | None = None
@@ -47,8 +51,10 @@ class TestCaseIn(BaseModel):
 class RunCodeRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    code: str = Field(description="source text of the program")
-    language: str = Field(description="a language name or alias; GET /languages lists them")
+    code: str = Field(description="source text of the program", examples=['print("hello")'])
+    language: str = Field(
+        description="a language name or alias; GET /languages lists them", examples=["python"]
+    )
     compile_timeout: Seconds | None = Field(None, description="seconds (default 10)")
     run_timeout: Seconds | None = Field(None, description="seconds (default 10)")
     timeout: Seconds | None = Field(None, description="same as run_timeout (the simple shape)")
@@ -56,7 +62,9 @@ class RunCodeRequest(BaseModel):
     stdin: str | None = None
     files: NullableFiles | None = Field(None, description="path -> base64 content")
     fetch_files: list[RelPath] | None = Field(None, description="paths to read back after the run")
-    test_cases: list[TestCaseIn] | None = Field(None, description="cases to judge the program on")
+    test_cases: list[TestCaseIn] | None = Field(
+        None, description="cases to judge the program on", json_schema_extra={"minItems": 1}
+    )
 
 
 class CommandRunResult(BaseModel):

@@ -9,7 +9,7 @@ that leaves the work dir (400), and the schema carries the pattern of a safe one
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -35,3 +35,16 @@ _Key = Annotated[str, Field(min_length=1)]
 _KEYS = Field(json_schema_extra={"propertyNames": _PATH_SCHEMA})
 Files = Annotated[dict[_Key, Base64], _KEYS]  # path -> base64 content
 NullableFiles = Annotated[dict[_Key, Base64 | None], _KEYS]  # null entries are skipped
+# A string with something in it besides white space (the server says "empty" otherwise).
+NonBlank = Annotated[str, Field(json_schema_extra={"pattern": r"\S"})]
+
+
+def one_of_required(*groups: tuple[str, ...]) -> dict[str, Any]:
+    """JSON schema: at least one of `groups` is given in full, with no null in it (what a
+    model validator checks, stated for the schema's readers)."""
+    return {
+        "anyOf": [
+            {"required": list(g), "properties": {f: {"not": {"type": "null"}} for f in g}}
+            for g in groups
+        ]
+    }

@@ -51,7 +51,7 @@ def test_limits_fire_and_are_named(jail):
     assert out.limit is Limit.OUTPUT and out.stdout_truncated and len(out.stdout) == 1 << 20
     out = jail.run(1, RunSpec(argv=("/bin/sh", "-c", "while :; do :; done"),
                               limits=Limits(wall_time=30, cpu_time=1)))  # fmt: skip
-    assert out.limit is Limit.CPU_TIME and out.wall_time < 10
+    assert out.limit is Limit.CPU_TIME  # the CPU limit, not the 30 s wall limit, ended it
 
 
 def test_devices_work(jail):

@@ -273,7 +273,6 @@ def test_time_limit(run, available, language):
     assert run_result["status"] == "TimeLimitExceeded"
     assert run_result["return_code"] is None
     assert run_result["limit"] in ("time", "cpu")
-    assert run_result["execution_time"] < 5
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

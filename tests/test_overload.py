@@ -21,42 +21,47 @@ def small_server():
         yield srv
 
 
-def post(url: str, code: str, **fields) -> tuple[int, dict, float]:
-    start = time.monotonic()
+# Prints when it started and ended, by the host's clock (a box has no clock of its own).
+TIMED = "import time; a = time.time(); time.sleep({}); print(a, time.time())"
+
+
+def post(url: str, code: str, **fields) -> tuple[int, dict]:
     r = httpx.post(
         url + "/run_code", json={"code": code, "language": "python", **fields}, timeout=60
     )
-    return r.status_code, r.json(), time.monotonic() - start
+    return r.status_code, r.json()
 
 
 def test_queued_time_does_not_count_against_the_run(small_server):
+    """Two 2 s runs with run_timeout 3 on one slot: the second waits the first's 2 s in the
+    queue, which would leave it 1 s, and still finishes."""
     with ThreadPoolExecutor(2) as pool:
-        futures = [pool.submit(post, small_server.url, SLEEP.format(1.2), run_timeout=2)
+        futures = [pool.submit(post, small_server.url, TIMED.format(2), run_timeout=3)
                    for _ in range(2)]  # fmt: skip
         results = [f.result() for f in futures]
-    for status, body, _ in results:
+    for status, body in results:
         assert status == 200 and body["status"] == "Success", body
-    # One of them waited about a full run in the queue and still had its whole run_timeout.
-    assert max(elapsed for _, _, elapsed in results) >= 2.2
+    (_, first_end), (second_start, _) = sorted(
+        tuple(map(float, b["stdout"].split())) for _, b in results
+    )
+    assert second_start >= first_end, "the runs overlapped: the second did not wait in the queue"
 
 
-def test_full_queue_answers_504_fast_and_the_server_keeps_serving(small_server):
+def test_full_queue_answers_504_and_the_server_keeps_serving(small_server):
     with ThreadPoolExecutor(6) as pool:
         futures = [pool.submit(post, small_server.url, SLEEP.format(2)) for _ in range(6)]
         time.sleep(0.5)
-        start = time.monotonic()
         assert httpx.get(small_server.url + "/v1/ping", timeout=5).json() == "pong"
         health = httpx.get(small_server.url + "/health", timeout=5).json()
-        assert time.monotonic() - start < 2, "the server stalled while its slot was busy"
-        assert health["busy"] == 1 and health["queued"] >= 1
+        assert health["busy"] == 1 and health["queued"] >= 1  # answered while its slot ran
         results = [f.result() for f in futures]
-    statuses = sorted(status for status, _, _ in results)
+    statuses = sorted(status for status, _ in results)
     assert statuses.count(504) >= 2, statuses
     assert statuses.count(200) >= 1
-    for status, body, elapsed in results:
-        if status == 504:
+    for status, body in results:
+        if status == 504:  # refused at once (queue full) or after the 3 s queue timeout
             assert "retry" in body["detail"]
-            assert elapsed < 5  # refused at once (queue full) or after the 3 s queue timeout
+            assert "requests wait" in body["detail"] or "within 3s" in body["detail"], body
     assert small_server.alive()
 
 

@@ -6,7 +6,7 @@ VENV := .venv
 SETUP_ARGS ?= --with-aider
 PYTEST_ARGS ?=
 
-.PHONY: setup serve test lint bench
+.PHONY: setup serve test test-fast lint bench
 
 setup: $(VENV)/.installed
 	$(VENV)/bin/sandlot setup $(SETUP_ARGS)
@@ -16,6 +16,10 @@ serve: setup
 
 test: setup
 	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
+
+# The edit-run loop: everything but the tests marked slow (datasets, JVMs, Aider, the fuzzer).
+test-fast: setup
+	$(VENV)/bin/python -m pytest -q -m 'not slow' $(PYTEST_ARGS)
 
 bench: setup
 	$(VENV)/bin/python bench/engine.py $(BENCH_ARGS)

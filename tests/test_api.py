@@ -10,6 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+pytestmark = pytest.mark.root
+
 CPP_SUM = "#include <iostream>\nint main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}"
 
 

@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import ROOT, STATE_ROOT
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]  # each command boots an engine
+
 ENV = {**os.environ, "SANDLOT_STATE_DIR": f"{STATE_ROOT}/cli",
        "SANDLOT_UID_BASE": "64500"}  # fmt: skip
 

@@ -13,6 +13,8 @@ import sandbox_fusion as sf
 
 from sandlot.client import AsyncClient, Client, ServerError
 
+pytestmark = pytest.mark.root
+
 MAPPING = sf.SummaryMapping(
     Success="ok",
     Failed="failed",

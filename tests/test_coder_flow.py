@@ -24,6 +24,8 @@ from sandlot.coder.install import AiderMissing, find_aider
 from tests.conftest import ROOT, STATE_ROOT
 from tests.fake_llm import Fail, FakeLLM, Reply, serve, whole_file
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
 try:
     AIDER = find_aider()
 except AiderMissing:

@@ -115,6 +115,7 @@ def test_cli_route_json():
     assert empty.returncode == 2 and "empty" in empty.stderr
 
 
+@pytest.mark.root
 def test_post_route(client):
     r = client.post("/route", json={"request": "run code from an LLM safely"})
     assert r.status_code == 200

@@ -15,6 +15,8 @@ import pytest
 
 from sandlot.languages import LANGUAGES
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
 JUNIT_TEST = """
 import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -21,6 +21,8 @@ from sandlot.jail import Jail, JailConfig, Limit, Limits, Outcome, RunSpec, wire
 from sandlot.jail.seccomp import DENIED, compile_filter
 from tests.conftest import running_server
 
+pytestmark = pytest.mark.root
+
 STATE = f"/run/sandlot-jailtest-{os.getpid()}"
 SYS_PIDFD_GETFD = 438
 
@@ -70,6 +72,7 @@ def test_environment_is_only_what_the_run_gives(jail):
     assert names == {"PATH", "HOME", "TMPDIR", "LANG", "USER", "PWD", "EXTRA"}
 
 
+@pytest.mark.slow
 def test_nothing_accumulates_over_many_runs(jail):
     before = {s.config.index: s.cgroup.read().memory_usage for s in jail.slots}
     for i in range(1000):

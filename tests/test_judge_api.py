@@ -10,6 +10,8 @@ import pytest
 
 from tests.conftest import Server, running_server
 
+pytestmark = pytest.mark.root
+
 SUM_TESTS = [{"stdin": f"{a} {b}\n", "expected_stdout": f"{a + b}\n"} for a, b in
              [(1, 2), (10, 20), (-5, 5), (100, 1), (7, 8), (0, 0)]]  # fmt: skip
 USER_ROWS = [

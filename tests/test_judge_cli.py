@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT, STATE_ROOT, UID_BASE, Server
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 GOOD = "    return [x for x in strings if substring in x]\n"
 BAD = "    return strings\n"

@@ -20,6 +20,8 @@ from sandlot.judge.families import reference
 from sandlot.languages import LANGUAGES, Registry
 from tests.conftest import Server
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
 DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
 
 # Reference solutions that fail on the data as shipped, and why (checked by the tests below).

@@ -13,6 +13,8 @@ import pytest
 from sandlot.config import Config
 from sandlot.languages import LANGUAGES as ROWS
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
 HELLO = {
     "python": 'print("hello")',
     "bash": "echo hello",

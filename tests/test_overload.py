@@ -11,6 +11,8 @@ import pytest
 from sandlot.client import Client
 from tests.conftest import running_server
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]  # queues and sleeps by design
+
 SLEEP = "import time; time.sleep({})"
 
 

@@ -26,6 +26,8 @@ import pytest
 
 from tests.conftest import STATE_ROOT, UIDS, Server, running_server, sandlot_processes
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[1]
 MiB = 1 << 20
 OUTPUT_CAP = 8 * MiB

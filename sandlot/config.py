@@ -65,6 +65,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_code_bytes", 4 * MiB, "largest `code` a request may send"),
     Setting("max_files_bytes", 64 * MiB, "largest total of `files` (decoded) a request may send"),
     Setting("max_test_cases", 1000, "most test cases in one request"),
+    Setting("max_batch_items", 10_000, "most items in one /run_batch request"),
+    Setting("max_batch_cases", 20_000, "most test cases, all items together, in one /run_batch"),
+    Setting("max_batch_bytes", 32 * MiB, "largest /run_batch request body"),
     Setting("dataset_dir", "", "a directory of *.jsonl user datasets for the judge (see docs)"),
     Setting("coder_roots", "", "colon-separated directories POST /code may edit; none: no /code"),
     Setting("coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)"),
@@ -100,6 +103,9 @@ class Config:
     max_code_bytes: int
     max_files_bytes: int
     max_test_cases: int
+    max_batch_items: int
+    max_batch_cases: int
+    max_batch_bytes: int
     dataset_dir: str
     coder_roots: str
     coder_jobs: int

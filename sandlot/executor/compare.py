@@ -4,7 +4,8 @@ matches the expected one (`/run_code` test cases and the judge's checkers both u
 Built-in: exact bytes; `lines` (trailing spaces on each line and trailing blank lines ignored:
 what `/run_code` stdin cases use); whitespace-tolerant (tokens per line, trailing blank lines
 ignored); case-tolerant; float tolerance (absolute and relative) on numeric tokens;
-`sandboxfusion` (its CommonOJ rule: per line, case-insensitive, relative 1e-5). A `custom`
+`sandboxfusion` (its CommonOJ rule: per line, case-insensitive, relative 1e-5); `verl` (exact
+but for trailing newlines, as verl's sandbox_fusion reward compares). A `custom`
 checker is a program in any language that the judge runs in the jail, testlib-style: it reads
 `input.txt`, `output.txt` (the program's) and `answer.txt` (expected) from its work dir and exits
 0 to accept.
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from sandlot.errors import InvalidRequest
 
-MODES = ("exact", "lines", "whitespace", "case", "float", "sandboxfusion", "custom")
+MODES = ("exact", "lines", "whitespace", "case", "float", "sandboxfusion", "verl", "custom")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,9 @@ class Checker:
         """Whether `actual` is accepted for `expected`, and if not, where they first differ."""
         if self.mode == "exact":
             return (True, None) if actual == expected else (False, "output differs (exact)")
+        if self.mode == "verl":
+            same = actual.rstrip("\n") == expected.rstrip("\n")
+            return (True, None) if same else (False, "output differs (exact, as verl compares)")
         got, want = _lines(actual, self.mode), _lines(expected, self.mode)
         if len(got) != len(want):
             return False, f"expected {len(want)} line(s), got {len(got)}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailError, TooLarge
 from sandlot.executor import harness
-from sandlot.executor.admission import Admission
+from sandlot.executor.admission import Admission, Lane
 from sandlot.executor.cache import Build, CompileCache, build_key
 from sandlot.executor.compare import Checker
 from sandlot.executor.results import CaseResult, Execution, TestRun, describe
@@ -113,9 +113,9 @@ class Executor:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._threads, self.jail.run, slot, spec)
 
-    async def run_box(self, spec: RunSpec) -> Outcome:
-        """One prepared run, queued for a slot like any other."""
-        async with self.admission.slot() as slot:
+    async def run_box(self, spec: RunSpec, lane: Lane | None = None) -> Outcome:
+        """One prepared run, queued for a slot like any other (in `lane`'s turn, if given)."""
+        async with self.admission.slot(lane) as slot:
             return await self._jail_run(slot, spec)
 
     async def run_shell(self, cmd: str, files: dict[str, bytes], timeout: float) -> Outcome:
@@ -144,9 +144,15 @@ class Executor:
         return None if status.available else f"language {row.name!r} is {status.reason}"
 
     async def _build(
-        self, slot: int | None, row: Language, files: dict[str, bytes], req: CodeRequest
+        self,
+        slot: int | None,
+        row: Language,
+        files: dict[str, bytes],
+        req: CodeRequest,
+        lane: Lane | None = None,
     ) -> tuple[Build, bool]:
-        """Compile through the cache; `slot` is one already held, or None to queue for one."""
+        """Compile through the cache; `slot` is one already held, or None to queue for one
+        (in `lane`'s turn, if given)."""
         assert row.compile is not None
         memory_mb = self._memory_mb(req)
         timeout = req.compile_timeout or self.config.compile_timeout
@@ -159,7 +165,7 @@ class Executor:
             if slot is not None:
                 outcome = await self._jail_run(slot, spec)
             else:
-                outcome = await self.run_box(spec)
+                outcome = await self.run_box(spec, lane)
             artifacts, outcome.files = outcome.files, {}
             return Build(outcome, artifacts)
 
@@ -213,14 +219,15 @@ class Executor:
             execution.error = reason
             return TestRun(execution, [])
         files = {**req.files, row.source: row.program(req.code).encode()}
+        lane = self.admission.lane()  # the cases take one turn at a time with other requests
         try:
             if row.compile is not None and not expr_cases:
-                build, execution.cached = await self._build(None, row, files, req)
+                build, execution.cached = await self._build(None, row, files, req, lane)
                 execution.compile = build.outcome
                 if not build.outcome.ok:
                     return TestRun(execution, [])
                 files = {**files, **build.artifacts}
-            results = await asyncio.gather(*(self._case(row, req, files, c) for c in cases))
+            results = await asyncio.gather(*(self._case(row, req, files, c, lane) for c in cases))
         except JailError as exc:
             execution.error = str(exc)
             return TestRun(execution, [])
@@ -229,7 +236,7 @@ class Executor:
         return TestRun(execution, list(results))
 
     async def _case(
-        self, row: Language, req: CodeRequest, files: dict[str, bytes], case: TestCase
+        self, row: Language, req: CodeRequest, files: dict[str, bytes], case: TestCase, lane: Lane
     ) -> CaseResult:
         memory_mb = self._memory_mb(req)
         limits = self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb)
@@ -245,7 +252,7 @@ class Executor:
                 row, row.run, memory_mb, files=files,
                 stdin=(case.stdin or "").encode(), limits=limits,
             )  # fmt: skip
-        outcome = await self.run_box(spec)
+        outcome = await self.run_box(spec, lane)
         result = CaseResult(
             passed=False, run=outcome, expected=case.expected, actual=None,
             input=case.input, stdin=case.stdin,

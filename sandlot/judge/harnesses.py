@@ -155,3 +155,27 @@ JS_STRICT_ASSERT = (
     "console.assert = (cond, ...msg) => { if (!cond) { "
     "throw new Error('Assertion failed' + (msg.length ? ': ' + msg.join(' ') : '')); } };\n"
 )
+
+# Call-based problems (APPS/TACO `fn_name`, LeetCode's `class Solution`): one call per run, its
+# arguments on stdin (one JSON value per line), its return value written as JSON to a file that
+# the judge compares by value with the expected one, which never enters the box.
+CALL_RESULT = ".sandlot_call.json"
+CALL = """
+
+def __sandlot_call():
+    import json, sys
+    name = {fn_name!r}
+    scope = globals()
+    if name in scope:
+        target = scope[name]
+    elif "Solution" in scope:
+        target = getattr(scope["Solution"](), name)
+    else:
+        raise NameError(f"no function or Solution method named {{name!r}}")
+    args = [json.loads(line) for line in sys.stdin.read().split("\\n") if line.strip()]
+    result = target(*args)
+    with open({result!r}, "w") as out:
+        json.dump(result, out, default=repr)
+
+__sandlot_call()
+"""

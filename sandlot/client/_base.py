@@ -13,6 +13,7 @@ from tenacity import retry_if_exception, stop_after_attempt, wait_random_exponen
 
 from sandlot.client._servers import Servers
 from sandlot.errors import ServerError, Unreachable
+from sandlot.wire.batch import RunBatchResponse
 from sandlot.wire.judge import EvalResult
 from sandlot.wire.run import RunCodeResponse
 
@@ -23,6 +24,7 @@ RETRY_STATUS = 504  # the server is full; verl and the SandboxFusion client retr
 # A read timeout is not among them: the server may still be running the work.
 GONE = (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ConnectTimeout)
 QUEUE_GRACE = 120.0  # seconds a server may keep a long run queued, on top of its time limit
+BATCH_TIMEOUT = 3600.0  # seconds a /run_batch may take: thousands of cases over a few slots
 Files = Mapping[str, bytes | str]
 
 
@@ -103,6 +105,14 @@ class BaseClient:
 
     def _repo_tests_body(self, cmd: str, files: Files, timeout: float) -> dict[str, Any]:
         return {"cmd": cmd, "timeout": timeout, "files": self._files(files)}
+
+    @staticmethod
+    def _batch_body(items: Sequence[dict[str, Any]], stop: bool) -> dict[str, Any]:
+        return {"items": list(items), "stop_on_first_failure": stop}
+
+    @staticmethod
+    def _batch_result(data: Any) -> RunBatchResponse:
+        return RunBatchResponse.model_validate(data)
 
     @staticmethod
     def _run_result(data: Any) -> RunCodeResponse:

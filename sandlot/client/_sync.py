@@ -8,7 +8,15 @@ from typing import Any
 import httpx
 from tenacity import Retrying
 
-from sandlot.client._base import DEFAULT_URL, QUEUE_GRACE, BaseClient, Files, RetryPolicy
+from sandlot.client._base import (
+    BATCH_TIMEOUT,
+    DEFAULT_URL,
+    QUEUE_GRACE,
+    BaseClient,
+    Files,
+    RetryPolicy,
+)
+from sandlot.wire.batch import RunBatchResponse
 from sandlot.wire.judge import EvalResult
 from sandlot.wire.run import RunCodeResponse
 
@@ -45,6 +53,17 @@ class Client(BaseClient):
         """Run code; fields are /run_code's (stdin, run_timeout, files as bytes or str, ...)."""
         body = self._run_body(code, language, fields)
         return self._run_result(self._request("POST", "/run_code", body))
+
+    def run_batch(
+        self,
+        items: Sequence[dict[str, Any]],
+        stop_on_first_failure: bool = False,
+        timeout: float = BATCH_TIMEOUT,
+    ) -> RunBatchResponse:
+        """Score many programs with their tests in one request (POST /run_batch); items are
+        /run_batch's (id, code or completion, language, test_cases, ground_truth, asserts)."""
+        body = self._batch_body(items, stop_on_first_failure)
+        return self._batch_result(self._request("POST", "/run_batch", body, timeout=timeout))
 
     def submit(self, dataset: str, id: int | str, completion: str, **config: Any) -> EvalResult:
         """Judge one completion; config is /submit's (language, run_timeout, extra, ...)."""

@@ -104,7 +104,8 @@ async def score_batch(
     check_size(executor.config, len(items), sum(len(p.runs) for p in plans))
     runnable = [p for p in plans if p.code is not None]
     for p in plans:
-        p.records = [CaseRecord(Verdict.SKIPPED if p.code else Verdict.NO_CODE) for _ in p.runs]
+        p.records = [CaseRecord(Verdict.SKIPPED if p.code is not None else Verdict.NO_CODE)
+                     for _ in p.runs]  # fmt: skip
 
     def on_run(i: int, j: int, outcome: Outcome) -> bool:
         plan = runnable[i]

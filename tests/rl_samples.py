@@ -34,15 +34,19 @@ CODE_CONTESTS = {
         "    xs = sorted(set(map(int, data[p:p + n])), reverse=True); p += n\n    k = 0\n"
         "    for x in xs:\n        if x - k * r > 0:\n            k += 1\n        else:\n"
         "            break\n    out.append(k)\nprint('\\n'.join(map(str, out)))",
-        ["import sys\ndata = sys.stdin.buffer.read().split()\nprint(data[1].decode())",
-         "import sys\nsys.stdin.read()\nraise SystemExit(3)"],
+        [
+            "import sys\ndata = sys.stdin.buffer.read().split()\nprint(data[1].decode())",
+            "import sys\nsys.stdin.read()\nraise SystemExit(3)",
+        ],
     ),
     17: (  # Correct Solution?: the smallest number from the digits, no leading zero
         "n = input().strip(); m = input().strip()\nd = sorted(n)\nif d[0] == '0' and len(d) > 1:\n"
         "    i = next(i for i, c in enumerate(d) if c != '0')\n    d[0], d[i] = d[i], d[0]\n"
         "print('OK' if ''.join(d) == m else 'WRONG_ANSWER')",
-        ["n = input(); m = input()\nprint('OK' if sorted(n) == sorted(m) else 'WRONG_ANSWER')",
-         "print('OK'"],
+        [
+            "n = input(); m = input()\nprint('OK' if sorted(n) == sorted(m) else 'WRONG_ANSWER')",
+            "print('OK'",
+        ],
     ),
 }
 
@@ -56,14 +60,16 @@ LIVE_CODE_BENCH = {
     10: (
         "class Solution:\n    def countSeniors(self, details: List[str]) -> int:\n"
         "        return sum(int(d[11:13]) > 60 for d in details)",
-        ["class Solution:\n    def countSeniors(self, details: List[str]) -> int:\n"
-         "        return sum(int(d[11:13]) >= 60 for d in details)",
-         "class Solution:\n    def countSeniors(self, details):\n        return details[99]"],
+        [
+            "class Solution:\n    def countSeniors(self, details: List[str]) -> int:\n"
+            "        return sum(int(d[11:13]) >= 60 for d in details)",
+            "class Solution:\n    def countSeniors(self, details):\n        return details[99]",
+        ],
     ),
     191: (
         "n = int(input()); s = input().strip()\nt, a = s.count('T'), s.count('A')\n"
         "print('T' if t > a else 'A' if a > t else ('A' if s[-1] == 'T' else 'T'))",
-        ["n = int(input()); s = input().strip()\nprint('T' if s.count('T') >= s.count('A') else 'A')"],
+        ["s = [input(), input()][1]\nprint('T' if s.count('T') >= s.count('A') else 'A')"],
     ),
 }
 

@@ -96,7 +96,8 @@ def test_verl_at_its_default_fan_out_sees_no_error(server, verl) -> None:
     """verl's own check_correctness, one /run_code per case, 64 in flight: every one of ~330
     cases gets an answer (verl counts any non-504 error as a failed case, silently)."""
     semaphore = threading.Semaphore(VERL_FAN_OUT)
-    jobs = [(rl_samples.CODE_CONTESTS[p][0], rl_samples.code_contests_tests(p)) for p in (3, 14, 17)]
+    table = rl_samples.CODE_CONTESTS
+    jobs = [(table[p][0], rl_samples.code_contests_tests(p)) for p in (3, 14, 17)]
 
     def one(job: tuple[str, dict]) -> tuple[list, list]:
         code, tests = job

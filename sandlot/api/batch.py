@@ -51,7 +51,8 @@ def _precheck(body: bytes, request: Request) -> None:
         raise TooLarge(f"a /run_batch body may have at most {cfg.max_batch_bytes} bytes")
     try:
         parsed = msgspec.json.decode(body, type=_Body)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError) as exc:
+        # RecursionError: nested deeper than any test data is
         error = {"loc": ("body",), "msg": str(exc), "type": "json"}
         raise RequestValidationError([error]) from None
     cases = 0

@@ -1,0 +1,95 @@
+"""The shipped nginx config (deploy/nginx.conf) with Debian's nginx on loopback in front of two
+sandlot replicas: load spread over both, /health through it, a dead replica failed over."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import ROOT, free_port, running_server
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+CONF = ROOT / "deploy" / "nginx.conf"
+
+
+def config_for(upstreams: list[int], port: int) -> str:
+    """The shipped file with its upstream ports and listening port replaced, nothing else."""
+    text = CONF.read_text()
+    lines = "".join(f"        server 127.0.0.1:{p} max_fails=1 fail_timeout=10s;\n"
+                    for p in upstreams)  # fmt: skip
+    text, n = re.subn(r"(        server 127\.0\.0\.1:\d+ [^\n]*\n)+", lines, text)
+    assert n == 1
+    return text.replace("listen 127.0.0.1:8080;", f"listen 127.0.0.1:{port};")
+
+
+@contextlib.contextmanager
+def nginx(config: str, tmp: Path) -> Iterator[str]:
+    tmp.chmod(0o755)  # nginx's workers drop to an unprivileged user and buffer bodies here
+    (tmp / "nginx.conf").write_text(config)
+    port = int(re.search(r"listen 127\.0\.0\.1:(\d+);", config).group(1))  # type: ignore[union-attr]
+    proc = subprocess.Popen([NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf"),
+                             "-g", "daemon off;"], stderr=subprocess.PIPE)  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            with contextlib.suppress(httpx.HTTPError):
+                httpx.get(url + "/nginx_status", timeout=2)
+                break
+            assert time.monotonic() < deadline, "nginx did not start"
+            time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_shipped_config_is_valid(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)
+    r = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(CONF)],
+                       capture_output=True, text=True)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.skipif(not Path(NGINX).exists(), reason="make setup installs nginx-light")
+def test_two_replicas_behind_nginx(tmp_path: Path) -> None:
+    with running_server("--slots", "1", env={"MY_POD_NAME": "replica-a"}) as a, \
+            running_server("--slots", "1", env={"MY_POD_NAME": "replica-b"}) as b:  # fmt: skip
+        config = config_for([a.port, b.port], free_port())
+        with nginx(config, tmp_path) as url, httpx.Client(base_url=url, timeout=120) as c:
+            assert c.get("/health").json()["status"] == "ok"
+            assert c.get("/nginx_status").status_code == 200
+
+            def run(n: int) -> httpx.Response:
+                return c.post("/run_code", json={"code": f"print({n})", "language": "python"})
+
+            with ThreadPoolExecutor(6) as pool:
+                answers = list(pool.map(run, range(24)))
+            assert [r.status_code for r in answers] == [200] * 24
+            assert [r.json()["stdout"] for r in answers] == [f"{n}\n" for n in range(24)]
+            pods = Counter(r.json()["executor_pod_name"] for r in answers)
+            assert set(pods) == {"replica-a", "replica-b"}
+
+            items = [
+                {
+                    "code": "print(input())",
+                    "test_cases": [{"stdin": str(n), "expected_stdout": str(n)} for n in range(5)],
+                }
+            ]
+            r = c.post("/run_batch", json={"items": items})
+            assert r.status_code == 200 and r.json()["results"][0]["passed"]
+
+            a.stop()  # a replica goes away: its share fails over to the other
+            after = [run(n) for n in range(6)]
+            assert [r.status_code for r in after] == [200] * 6
+            assert {r.json()["executor_pod_name"] for r in after} == {"replica-b"}

@@ -77,13 +77,13 @@ async def run_local(
 
 
 async def run_remote(
-    url: str, dataset: str, samples: list[Sample], extra: dict[str, Any], language: str | None,
-    concurrency: int, on_done: Done,
+    urls: list[str], dataset: str, samples: list[Sample], extra: dict[str, Any],
+    language: str | None, concurrency: int, on_done: Done,
 ) -> None:  # fmt: skip
     from sandlot.client import AsyncClient
 
     gate = asyncio.Semaphore(concurrency)
-    async with AsyncClient(url, timeout=600) as client:
+    async with AsyncClient(urls, timeout=600) as client:  # the least busy server takes each
 
         async def one(sample: Sample) -> None:
             async with gate:
@@ -106,8 +106,20 @@ def eval_command(
     ],
     k: Annotated[str, typer.Option(help="comma-separated k of pass@k")] = "1",
     server: Annotated[
-        str, typer.Option(help="a sandlot (or SandboxFusion) URL, or 'local' for this machine")
+        str,
+        typer.Option(
+            help="a sandlot (or SandboxFusion) URL, several separated by commas, or "
+            "'local' for this machine"
+        ),
     ] = "local",
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            help="judge on a Ray cluster, one engine per node: its address "
+            "or 'auto' (needs sandlot[ray])",
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option(help="results JSONL (default: SAMPLES_results.jsonl)")
     ] = None,
@@ -145,14 +157,22 @@ def eval_command(
             done[sample.key] = rec
             progress.update(bar, advance=1, ok=accepted)
 
+        per_node: dict[str, int] = {}
         try:
-            if server == "local":
+            if ray is not None:
+                from sandlot.cluster import run_ray
+
+                per_node = run_ray(ray, dataset, todo, extra, language, config, on_done)
+            elif server == "local":
                 asyncio.run(run_local(dataset, todo, extra, language, config, on_done))
             else:
-                asyncio.run(run_remote(server, dataset, todo, extra, language, concurrency,
+                urls = [u.strip() for u in server.split(",") if u.strip()]
+                asyncio.run(run_remote(urls, dataset, todo, extra, language, concurrency,
                                        on_done))  # fmt: skip
         except SandlotError as exc:
             raise fail(str(exc), 1) from None
+    for node, count in per_node.items():
+        console.print(f"ray node {node[:12]}: {count} samples judged")
     pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]
     table = Table("metric", "value")
     for name, value in summarize(pairs, ks).items():

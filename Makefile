@@ -2,6 +2,8 @@
 # `make setup` installs only what is missing, so every other target can depend on it cheaply.
 
 SYSTEM_PYTHON := /usr/bin/python3
+NGINX := /usr/sbin/nginx
+VERL := verl==0.9.1
 VENV := .venv
 SETUP_ARGS ?= --with-aider
 PYTEST_ARGS ?=
@@ -14,7 +16,7 @@ setup: $(VENV)/.installed
 serve: setup
 	exec $(VENV)/bin/sandlot serve --host 127.0.0.1 --port 8080
 
-test: setup
+test: setup $(NGINX)
 	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
 
 # The edit-run loop: everything but the tests marked slow (datasets, JVMs, Aider, the fuzzer).
@@ -30,8 +32,16 @@ lint: $(VENV)/.installed
 
 # Everything (client, server, tests), reinstalled only when pyproject.toml changed since.
 $(VENV)/.installed: pyproject.toml $(VENV)/.created
-	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test]'
+	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test,ray]'
+	# verl's sandbox_fusion reward code, for tests/test_rl.py: it imports only requests, so
+	# none of verl's declared dependencies (torch, transformers, ray[default], ...) is needed.
+	$(VENV)/bin/pip install --disable-pip-version-check --no-deps '$(VERL)'
 	touch $@
+
+# Debian's nginx, for tests/test_nginx.py (deploy/nginx.conf in front of two replicas).
+$(NGINX):
+	apt-get update && DEBIAN_FRONTEND=noninteractive \
+	  apt-get install -y --no-install-recommends nginx-light
 
 # The marker tells a venv made here from Debian's python from one made by anything else (pyenv),
 # which is replaced: the server must not depend on a python that a fresh machine lacks.

@@ -14,7 +14,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
-import pytest
 from conftest import ROOT, free_port, running_server
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -61,7 +60,6 @@ def test_shipped_config_is_valid(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.skipif(not Path(NGINX).exists(), reason="make setup installs nginx-light")
 def test_two_replicas_behind_nginx(tmp_path: Path) -> None:
     with running_server("--slots", "1", env={"MY_POD_NAME": "replica-a"}) as a, \
             running_server("--slots", "1", env={"MY_POD_NAME": "replica-b"}) as b:  # fmt: skip

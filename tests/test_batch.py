@@ -3,13 +3,19 @@ other requests, and hostile input (each a named test)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import socket
 import threading
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
 from conftest import running_server
+
+from sandlot.client import AsyncClient, Client
 
 ECHO_DOUBLE = "print(int(input()) * 2)"
 
@@ -323,3 +329,47 @@ def test_run_batch_is_in_the_openapi_docs(client) -> None:
     spec = client.get("/openapi.json").json()
     assert "/run_batch" in spec["paths"]
     assert "RunBatchRequest" in spec["components"]["schemas"]
+
+
+@contextlib.contextmanager
+def dropping_server() -> Iterator[str]:
+    """A listener on 127.0.0.1 that takes each connection and closes it unanswered: a server
+    that dies with the request in flight."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    stop = threading.Event()
+
+    def serve() -> None:
+        sock.settimeout(0.1)
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError, OSError):
+                conn, _ = sock.accept()
+                conn.recv(65536)
+                conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join()
+        sock.close()
+
+
+def test_client_run_batch_over_two_servers_retries_a_lost_one(server) -> None:
+    items = [{"id": n, "code": ECHO_DOUBLE, "test_cases": [{"stdin": str(n),
+              "expected_stdout": str(2 * n)}]} for n in range(4)]  # fmt: skip
+    with dropping_server() as gone:
+        with Client([gone, server.url]) as sb:
+            out = sb.run_batch(items)
+            assert [r.id for r in out.results] == [0, 1, 2, 3]
+            assert all(r.passed for r in out.results)
+            assert not sb.servers.is_up(gone) and sb.servers.is_up(server.url)
+
+        async def twin() -> list[float]:
+            async with AsyncClient([gone, server.url]) as sb:
+                return [r.score for r in (await sb.run_batch(items)).results]
+
+        assert asyncio.run(twin()) == [1.0] * 4

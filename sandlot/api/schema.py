@@ -48,6 +48,14 @@ def state_limits(models: dict[str, Schema], service: Service) -> None:
             "run_timeout": {"maximum": run},
             "memory_limit_MB": {"maximum": cfg.max_memory_mb},
         },
+        "BatchItem": {
+            "code": {"maxLength": cfg.max_code_bytes},
+            "language": {"enum": sorted(service.registry.names)},
+            "compile_timeout": {"maximum": build},
+            "run_timeout": {"maximum": run},
+            "memory_limit_MB": {"maximum": cfg.max_memory_mb},
+        },
+        "RunBatchRequest": {"items": {"maxItems": cfg.max_batch_items}},
         "RepoTestsRequest": {"timeout": {"maximum": run}},
         "CodeRequest": {"test_timeout": {"maximum": run}},
     }

@@ -13,8 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sandlot.wire.run import TestCaseIn
-
-Seconds = Field(None, gt=0, allow_inf_nan=False, description="seconds (default 10)")
+from sandlot.wire.types import MemoryMB, NullableFiles, Seconds
 
 
 class BatchItem(BaseModel):
@@ -26,10 +25,10 @@ class BatchItem(BaseModel):
         None, description="a raw model completion instead of code: the code is extracted from it"
     )
     language: str = Field("python", description="a language name or alias")
-    compile_timeout: float | None = Seconds
-    run_timeout: float | None = Seconds
-    memory_limit_MB: int | None = Field(None, description="MiB; -1 or absent: server default")
-    files: dict[str, str | None] | None = Field(None, description="path -> base64 content")
+    compile_timeout: Seconds | None = Field(None, description="seconds (default 10)")
+    run_timeout: Seconds | None = Field(None, description="seconds (default 10)")
+    memory_limit_MB: MemoryMB | None = Field(None, description="MiB; -1 or absent: the default")
+    files: NullableFiles | None = Field(None, description="path -> base64 content")
     test_cases: list[TestCaseIn] | None = Field(
         None, description="as /run_code takes them: stdin/expected_stdout or input/expected"
     )

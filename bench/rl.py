@@ -44,8 +44,8 @@ from engine import (
     wait_ping,
 )
 
-sys.path.insert(0, str(REPO_ROOT / "tests"))
-import rl_samples
+sys.path.insert(0, str(REPO_ROOT))
+from tests import rl_samples
 
 TIMEOUT = 10  # verl's per-case compile and run timeout
 VERL_RETRIES = 3  # verl retries a 504 twice, after 1 s and 2 s

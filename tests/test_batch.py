@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import running_server
 
 from sandlot.client import AsyncClient, Client
+from tests.conftest import running_server
 
 ECHO_DOUBLE = "print(int(input()) * 2)"
 

@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
-from conftest import ROOT, free_port, running_server
+
+from tests.conftest import ROOT, free_port, running_server
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 CONF = ROOT / "deploy" / "nginx.conf"

@@ -12,8 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, STATE_ROOT, UID_BASE
 from ray.cluster_utils import Cluster
+
+from tests.conftest import ROOT, STATE_ROOT, UID_BASE
 
 PROBLEMS = 6
 EVAL_TIMEOUT = 600

@@ -14,9 +14,9 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-import rl_samples
 
 from sandlot import rl
+from tests import rl_samples
 
 VERL_FAN_OUT = 64  # reward.sandbox_fusion.max_concurrent's default
 

@@ -373,3 +373,19 @@ def test_client_run_batch_over_two_servers_retries_a_lost_one(server) -> None:
                 return [r.score for r in (await sb.run_batch(items)).results]
 
         assert asyncio.run(twin()) == [1.0] * 4
+
+
+def test_a_batch_whose_client_goes_away_is_stopped() -> None:
+    """Abandoned, a batch of 200 one-second cases would hold both slots for 100 s; it frees them
+    within a few seconds of its client leaving (a bound on liveness, not a timing)."""
+    with running_server("--slots", "2") as srv, httpx.Client(base_url=srv.url) as c:
+        cases = [{"stdin": "", "expected_stdout": ""}] * 200
+        item = {"code": "import time\ntime.sleep(1)", "test_cases": cases}
+        with pytest.raises(httpx.ReadTimeout):
+            c.post("/run_batch", json={"items": [item]}, timeout=3)
+        deadline = time.monotonic() + 30
+        while (h := c.get("/health").json())["busy"] or h["queued"]:
+            assert time.monotonic() < deadline, h
+            time.sleep(0.2)
+        r = c.post("/run_code", json={"code": "print(1)", "language": "python"}, timeout=60)
+        assert r.json()["stdout"] == "1\n"

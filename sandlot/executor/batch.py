@@ -11,8 +11,9 @@ callback's verdict stops an item at its first failure when asked.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from sandlot.errors import JailError
 from sandlot.executor.admission import Lane
@@ -48,6 +49,7 @@ class ItemOutcome:
     ran: int = 0
 
 
+T = TypeVar("T")
 # (item index, run index, outcome) -> whether the run passed
 OnRun = Callable[[int, int, Outcome], bool]
 
@@ -125,7 +127,7 @@ class _Batch:
             return None
         if st.row.compile is None or self._own_programs(i):
             return st.files
-        build, st.out.cached = await self.ex._build(None, st.row, st.files, req, self.lane)
+        build, st.out.cached = await _whole(self.ex._build(None, st.row, st.files, req, self.lane))
         st.out.compile = build.outcome
         if not build.outcome.ok:
             st.out.stopped = True
@@ -141,7 +143,7 @@ class _Batch:
         if run.code is not None:
             files = {**files, row.source: row.program(run.code).encode()}
             if row.compile is not None:  # a program of its own: its own build (cached)
-                build, _ = await ex._build(None, row, files, req, self.lane)
+                build, _ = await _whole(ex._build(None, row, files, req, self.lane))
                 if not build.outcome.ok:
                     st.out.compile = build.outcome
                     st.out.stopped = True
@@ -152,7 +154,23 @@ class _Batch:
             row, row.run, memory_mb, files=files, stdin=run.stdin, fetch=run.fetch,
             limits=ex._limits(row, req.run_timeout or ex.config.run_timeout, memory_mb),
         )  # fmt: skip
-        return await ex.run_box(spec, self.lane)
+        return await _whole(ex.run_box(spec, self.lane))
+
+
+def _whole(step: Coroutine[Any, Any, T]) -> asyncio.Future[T]:
+    """`step` run to its end even if the batch is cancelled (its client went away): a run that
+    holds a slot keeps it until the jail is done with it, so no other run gets that slot early.
+    At most one run per worker finishes after a cancellation."""
+    task = asyncio.ensure_future(step)
+    task.add_done_callback(_settled)
+    return asyncio.shield(task)
+
+
+def _settled(task: asyncio.Future[Any]) -> None:
+    """Take a finished step's error, so that one nobody awaits any more (its batch was cancelled)
+    is not reported as never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 async def run_batch(

@@ -61,6 +61,7 @@ class _State:
     left: int  # runs not yet finished or skipped
     out: ItemOutcome = field(default_factory=ItemOutcome)
     build: asyncio.Task[dict[str, bytes] | None] | None = None
+    finished: bool = False  # every run done: its sources and build are let go
 
 
 class _Batch:
@@ -107,15 +108,16 @@ class _Batch:
                 if not self.on_run(i, j, outcome) and self.stop:
                     st.out.stopped = True
             st.left -= 1
-            if st.left == 0:
-                st.files = {}  # done: let its sources and binaries go
+            if st.left == 0:  # a batch of compiled items must not hold every binary to its end
+                st.files, st.build, st.finished = {}, None, True
 
     def _built(self, i: int) -> asyncio.Future[dict[str, bytes] | None]:
         """Item i's files with its build in them, or None when it cannot run; the next item's
         build starts too, so that it is ready (or nearly) when its first run comes."""
-        for k in (i, i + 1):
-            if k < len(self.states) and self.states[k].build is None:
-                self.states[k].build = asyncio.ensure_future(self._build(k))
+        for k in range(i, min(i + 2, len(self.states))):
+            st = self.states[k]
+            if st.build is None and not st.finished:
+                st.build = asyncio.ensure_future(self._build(k))
         task = self.states[i].build
         assert task is not None
         return asyncio.shield(task)

@@ -81,8 +81,9 @@ class Way:
 
 
 def build_samples(problems: int, cases: int) -> list[list[Case]]:
+    # stdin problems with at least M cases, so that N samples make exactly N x M cases
     base = [(completion, truth) for _, completion, truth in rl_samples.samples(cases)
-            if truth.get("fn_name") is None]  # fmt: skip
+            if truth.get("fn_name") is None and len(truth["inputs"]) >= cases]  # fmt: skip
     out = []
     for n in range(problems):
         completion, truth = base[n % len(base)]

@@ -17,6 +17,8 @@ import pytest
 from sandlot.client import AsyncClient, Client
 from tests.conftest import running_server
 
+pytestmark = pytest.mark.root
+
 ECHO_DOUBLE = "print(int(input()) * 2)"
 
 
@@ -166,6 +168,7 @@ def test_stop_on_first_failure_skips_the_rest(client) -> None:
 # -- fairness ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a server of its own, and slow cases by design
 def test_a_big_batch_does_not_starve_small_requests() -> None:
     """A batch of 240 slow cases against a queue of 8: small /run_code requests sent after it
     are all answered (no 504) and before it ends; the batch itself is not refused either."""
@@ -271,7 +274,7 @@ def test_ground_truth_that_is_not_json(client) -> None:
             {"code": "x", "ground_truth": {"fn_name": "a b", "inputs": [[1]], "outputs": [1]}},
             "identifier",
         ),
-        ({"code": "x", "checker": "fuzzy", "asserts": ["pass"]}, "unknown checker"),
+        ({"code": "x", "checker": {"mode": "fuzzy"}, "asserts": ["pass"]}, "unknown checker"),
         ({"code": "x", "ground_truth": {"inputs": [3], "outputs": ["3"]}}, "must be text"),
     ],
     ids=[
@@ -375,6 +378,7 @@ def test_client_run_batch_over_two_servers_retries_a_lost_one(server) -> None:
         assert asyncio.run(twin()) == [1.0] * 4
 
 
+@pytest.mark.slow  # a server of its own, and slow cases by design
 def test_a_batch_whose_client_goes_away_is_stopped() -> None:
     """Abandoned, a batch of 200 one-second cases would hold both slots for 100 s; it frees them
     within a few seconds of its client leaving (a bound on liveness, not a timing)."""

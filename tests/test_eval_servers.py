@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.root
 
 
 def test_eval_over_two_servers_one_of_them_gone(server, tmp_path: Path) -> None:

@@ -14,8 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import ROOT, free_port, running_server
+
+pytestmark = pytest.mark.root
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 CONF = ROOT / "deploy" / "nginx.conf"

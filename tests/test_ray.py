@@ -16,6 +16,8 @@ from ray.cluster_utils import Cluster
 
 from tests.conftest import ROOT, STATE_ROOT, UID_BASE
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]  # a Ray cluster of two nodes
+
 PROBLEMS = 6
 EVAL_TIMEOUT = 600
 

@@ -18,6 +18,8 @@ import pytest
 from sandlot import rl
 from tests import rl_samples
 
+pytestmark = [pytest.mark.root, pytest.mark.slow]  # verl's fan-out, 330 runs
+
 VERL_FAN_OUT = 64  # reward.sandbox_fusion.max_concurrent's default
 
 

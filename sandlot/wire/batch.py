@@ -8,19 +8,30 @@ model `completion` may stand in for `code`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sandlot.wire.run import TestCaseIn
-from sandlot.wire.types import MemoryMB, NullableFiles, Seconds
+from sandlot.wire.types import MemoryMB, NullableFiles, Seconds, one_of_required
+
+CheckerMode = Literal["lines", "exact", "whitespace", "case", "float", "sandboxfusion", "verl"]
+# What the item's validators and the judge check, stated for the schema's readers: a program
+# (code or completion) and at least one form of tests.
+_ITEM_SCHEMA = {"allOf": [
+    one_of_required(("code",), ("completion",)),
+    one_of_required(("test_cases",), ("ground_truth",), ("asserts",)),
+]}  # fmt: skip
+_TRUTH_SCHEMA = one_of_required(("inputs", "outputs"), ("assert_case",))
 
 
 class BatchItem(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", json_schema_extra=_ITEM_SCHEMA)
 
     id: str | int | None = Field(None, description="echoed in the result; default: the index")
-    code: str | None = Field(None, description="source text of the program")
+    code: str | None = Field(
+        None, description="source text of the program", examples=["print(int(input()) * 2)"]
+    )
     completion: str | None = Field(
         None, description="a raw model completion instead of code: the code is extracted from it"
     )
@@ -30,16 +41,24 @@ class BatchItem(BaseModel):
     memory_limit_MB: MemoryMB | None = Field(None, description="MiB; -1 or absent: the default")
     files: NullableFiles | None = Field(None, description="path -> base64 content")
     test_cases: list[TestCaseIn] | None = Field(
-        None, description="as /run_code takes them: stdin/expected_stdout or input/expected"
-    )
-    ground_truth: dict[str, Any] | str | None = Field(
         None,
-        description="APPS/TACO/PRIME JSON: inputs, outputs, optional fn_name (call-based)",
+        description="as /run_code takes them: stdin/expected_stdout or input/expected",
+        json_schema_extra={"minItems": 1},
+    )
+    ground_truth: Annotated[dict[str, Any], Field(json_schema_extra=_TRUTH_SCHEMA)] | str | None = (
+        Field(
+            None,
+            description="APPS/TACO/PRIME JSON (an object, or it as a JSON string): inputs, "
+            "outputs, optional fn_name (call-based); or assert_case",
+            examples=[{"inputs": ["2\n"], "outputs": ["4\n"]}],
+        )
     )
     asserts: list[str] | None = Field(
-        None, description="statements appended to the code, one run each; passes if it exits 0"
+        None,
+        description="statements appended to the code, one run each; passes if it exits 0",
+        json_schema_extra={"minItems": 1},
     )
-    checker: str | dict[str, Any] | None = Field(
+    checker: CheckerMode | dict[str, Any] | None = Field(
         None,
         description="stdout comparison: lines (default), exact, whitespace, case, float, verl, "
         "sandboxfusion, or {mode, abs_tol, rel_tol}",

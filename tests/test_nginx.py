@@ -55,6 +55,8 @@ def nginx(config: str, tmp: Path) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(10)
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 def test_shipped_config_is_valid(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ def test_eval_over_two_servers_one_of_them_gone(server, tmp_path: Path) -> None:
                         "--server", f"{gone},{server.url}"], cwd=ROOT, capture_output=True,
                        text=True, timeout=300)  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
-    verdicts = {json.loads(line)["id"]: json.loads(line)["accepted"] for line in out.open()}
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    verdicts = {r["id"]: r["accepted"] for r in records}
     assert verdicts == {"HumanEval/0": False, "HumanEval/2": True}
     assert "pass@1" in r.stdout

@@ -54,6 +54,8 @@ def state_limits(models: dict[str, Schema], service: Service) -> None:
             "compile_timeout": {"maximum": build},
             "run_timeout": {"maximum": run},
             "memory_limit_MB": {"maximum": cfg.max_memory_mb},
+            "test_cases": {"maxItems": cfg.max_batch_cases},  # all items together, in fact
+            "asserts": {"maxItems": cfg.max_batch_cases},
         },
         "RunBatchRequest": {"items": {"maxItems": cfg.max_batch_items}},
         "RepoTestsRequest": {"timeout": {"maximum": run}},

@@ -57,6 +57,7 @@ class Service:
                 uid_base=cfg.uid_base,
                 bwrap=cfg.bwrap,
                 boxes=cfg.boxes,
+                share_netns=cfg.share_netns,
                 zygote_python=self._zygote_python(),
                 etc_entries=self.registry.etc_entries(),
                 state_dir=cfg.state_dir,

@@ -21,6 +21,7 @@ from typing import NoReturn
 from sandlot.errors import JailError, JailUnavailable
 from sandlot.jail import bwrap, wire
 from sandlot.jail.cgroups import CgroupTree, SlotCgroup, remove_stale
+from sandlot.jail.privileges import check_capabilities
 from sandlot.jail.seccomp import compile_filter
 from sandlot.jail.spec import Limits, Outcome, RunSpec
 from sandlot.jail.wire import CgroupPlace, SlotConfig
@@ -165,6 +166,7 @@ class Jail:
             raise JailUnavailable(
                 "the jail must be started as root (it drops every run to a per-slot uid)"
             )
+        check_capabilities()
         if cfg.boxes not in BOX_BUILDERS:
             raise JailUnavailable(f"boxes must be one of {', '.join(BOX_BUILDERS)}: {cfg.boxes!r}")
         if cfg.boxes == "bwrap":
@@ -183,10 +185,14 @@ class Jail:
             work = self.state / f"slot-{index}"
             work.mkdir(mode=0o700)
             options = f"size={cfg.disk},nr_inodes={cfg.max_files},mode=0700,uid={uid},gid={uid}"
-            subprocess.run(
+            mounted = subprocess.run(
                 ["mount", "-t", "tmpfs", "-o", f"{options},nosuid,nodev", "sandlot", str(work)],
-                check=True, capture_output=True,
+                capture_output=True, text=True,
             )  # fmt: skip
+            if mounted.returncode != 0:
+                raise JailUnavailable(
+                    f"cannot mount the work dir of slot {index}: {mounted.stderr.strip()}"
+                )
             self._mounts.append(work)
             root = self.state / f"root-{index}"
             root.mkdir(mode=0o700)

@@ -1,0 +1,198 @@
+"""The container image for the image tests: built with podman, cached, run as the README says.
+
+Nothing here is assumed installed: podman, runc and debootstrap come from Debian when missing
+(CI runs on fresh machines too). No container registry is reachable from these machines, so the
+base image is made by deploy/base-image.sh from Debian's own packages. An image is tagged with a
+hash of everything it is built from, so a rerun on the same machine reuses it; podman's layer
+cache rebuilds only the server's layer when only the server changed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+import shlex
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+# What the CI image is built with: one language of each family, and bash for the attacks. The
+# Containerfile's default builds every language; that takes longer than CI's budget allows.
+CI_LANGUAGES = ("python", "bash", "cpp", "java", "nodejs", "go", "rust")
+BASE = "localhost/sandlot-base:bookworm"
+REPO = "localhost/sandlot-ci"
+INPUTS = (
+    "Containerfile",
+    ".containerignore",
+    "Makefile",
+    "pyproject.toml",
+    "README.md",
+    "sandlot",
+    "deploy/entrypoint.sh",
+)
+DEBIAN_TOOLS = {"podman": "podman", "runc": "runc", "debootstrap": "debootstrap"}
+# This machine's engine settings, not the image's needs: crun refuses this host's cgroup layout,
+# and podman's default open-files limit (2^20) is above this host's hard limit.
+ENGINE = ("--runtime", "runc", "--ulimit", "nofile=16384:16384")
+# A TLS-intercepting proxy's CA, where the machine has one: the build's downloads must trust it.
+LOCAL_CAS = Path("/usr/local/share/ca-certificates")
+BUILD_TIMEOUT = 3600
+
+
+def podman(*args: str, timeout: float = 600, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["podman", *args], capture_output=True, text=True, timeout=timeout, check=check
+    )
+
+
+def ensure_tools() -> None:
+    missing = [pkg for tool, pkg in DEBIAN_TOOLS.items() if shutil.which(tool) is None]
+    if missing:
+        env = {"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+        subprocess.run(["apt-get", "update"], check=True, capture_output=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", *missing],
+                       check=True, capture_output=True, env=env)  # fmt: skip
+
+
+def inputs_hash(*extra: str) -> str:
+    digest = hashlib.sha256()
+    for name in INPUTS:
+        path = ROOT / name
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for file in files:
+            if "__pycache__" in file.parts:
+                continue
+            digest.update(str(file.relative_to(ROOT)).encode() + b"\0" + file.read_bytes())
+    for item in extra:
+        digest.update(item.encode() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def exists(image: str) -> bool:
+    return podman("image", "exists", image, check=False).returncode == 0
+
+
+def base_image() -> str:
+    """The Debian base, made once per version of the script that makes it."""
+    script = ROOT / "deploy" / "base-image.sh"
+    tag = f"{BASE}-{hashlib.sha256(script.read_bytes()).hexdigest()[:12]}"
+    if not exists(tag):
+        subprocess.run([str(script), tag], check=True, capture_output=True, timeout=BUILD_TIMEOUT)
+    return tag
+
+
+def ensure_image(languages: tuple[str, ...] = CI_LANGUAGES) -> tuple[str, float | None]:
+    """The CI image's tag, and the seconds its build took (None when it was already built)."""
+    ensure_tools()
+    base = base_image()
+    tag = f"{REPO}:{inputs_hash(base, *languages)}"
+    if exists(tag):
+        return tag, None
+    volumes = ["-v", f"{LOCAL_CAS}:{LOCAL_CAS}:ro"] if any(LOCAL_CAS.glob("*.crt")) else []
+    start = time.monotonic()
+    done = subprocess.run(
+        ["podman", "build", *ENGINE[:2], *volumes, "--build-arg", f"BASE={base}",
+         "--build-arg", f"LANGUAGES={','.join(languages)}", "--build-arg", "SETUP_ARGS=",
+         "-t", tag, "-f", "Containerfile", "."],
+        cwd=ROOT, capture_output=True, text=True, timeout=BUILD_TIMEOUT,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"podman build failed:\n{(done.stdout + done.stderr)[-6000:]}")
+    took = time.monotonic() - start
+    for old in podman("images", "--format", "{{.Repository}}:{{.Tag}}", REPO).stdout.split():
+        if old != tag:  # earlier builds: their layers go once no image uses them
+            podman("rmi", old, check=False)
+    podman("image", "prune", "-f", check=False)
+    return tag, took
+
+
+def readme_run_flags() -> list[str]:
+    """The privileges of the README's `podman run` command, which the tests run it with."""
+    text = (ROOT / "README.md").read_text()
+    match = re.search(r"```sh\n(podman run .*?)\n```", text, re.S)
+    assert match, "the README has no `podman run` command"
+    argv = shlex.split(match.group(1).replace("\\\n", " "))
+    flags, i = [], 2
+    while i < len(argv) - 1:  # the last word is the image
+        if argv[i] in ("-d", "--detach"):
+            i += 1
+        elif argv[i] in ("-p", "--publish"):
+            i += 2
+        else:
+            flags.append(argv[i])
+            i += 1
+    return [f.replace("deploy/", f"{ROOT}/deploy/") for f in flags]
+
+
+class Container:
+    """A detached container of the image; `url` reaches its server from this machine."""
+
+    def __init__(
+        self, image: str, flags: list[str], env: dict[str, str] | None = None,
+        command: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.name = f"sandlot-test-{self.port}"
+        options = [f"--env={k}={v}" for k, v in {"SANDLOT_SLOTS": "2", **(env or {})}.items()]
+        self.serving_after = 0.0
+        self.started = time.monotonic()
+        podman("run", "-d", "--name", self.name, *ENGINE, "-p", f"127.0.0.1:{self.port}:8080",
+               *options, *flags, image, *command)  # fmt: skip
+
+    def wait_serving(self, timeout: float = 120) -> float:
+        """Seconds from `podman run` to the first answer of /v1/ping."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(self.url + "/v1/ping", timeout=2).status_code == 200:
+                    self.serving_after = time.monotonic() - self.started
+                    return self.serving_after
+            if not self.running():
+                break
+            time.sleep(0.1)
+        raise RuntimeError(f"the container did not serve:\n{self.logs()}")
+
+    def running(self) -> bool:
+        out = podman("inspect", "-f", "{{.State.Running}}", self.name, check=False).stdout
+        return out.strip() == "true"
+
+    def logs(self) -> str:
+        done = podman("logs", self.name, check=False)
+        return (done.stdout + done.stderr)[-5000:]
+
+    def exec(self, script: str) -> str:
+        return podman("exec", self.name, "sh", "-c", script).stdout
+
+    def box_processes(self) -> list[str]:
+        """Processes in the container that run as a sandbox uid (not root)."""
+        out = self.exec(
+            'for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) || continue; '
+            '[ "$u" != 0 ] && echo "$u ${p#/proc/} $(tr "\\0" " " < "$p/cmdline" 2>/dev/null)"; '
+            "done; true"
+        )
+        return [line for line in out.splitlines() if line.strip()]
+
+    def remove(self) -> None:
+        podman("rm", "-f", "-t", "10", self.name, check=False)
+
+
+@contextlib.contextmanager
+def running(
+    image: str, flags: list[str], env: dict[str, str] | None = None,
+    command: tuple[str, ...] = (),
+) -> Iterator[Container]:  # fmt: skip
+    box = Container(image, flags, env, command)
+    try:
+        box.wait_serving()
+        yield box
+    finally:
+        box.remove()

@@ -31,7 +31,10 @@ def effective(status: str | None = None) -> int:
     text = status if status is not None else Path("/proc/self/status").read_text()
     for line in text.splitlines():
         if line.startswith("CapEff:"):
-            return int(line.split()[1], 16)
+            try:
+                return int(line.split()[1], 16)
+            except (IndexError, ValueError):
+                break
     raise JailUnavailable("cannot read this process's capabilities from /proc/self/status")
 
 

@@ -134,7 +134,11 @@ def sandlot_processes() -> list[str]:
     box's init and run process in zygote.py) that no run has touched yet."""
     out = subprocess.run(["ps", "-wweo", "uid=,pid=,ppid=,args="], capture_output=True,
                          text=True).stdout  # fmt: skip
-    rows = [line.split(None, 3) for line in out.splitlines()]
+    return unclaimed_processes([line.split(None, 3) for line in out.splitlines()], UIDS)
+
+
+def unclaimed_processes(rows: list[list[str]], uids: range) -> list[str]:
+    """Of (uid, pid, ppid, args) rows, those of a sandbox uid, less the boxes built ahead."""
     ppid = {int(r[1]): int(r[2]) for r in rows}
     kids: dict[int, list[int]] = {}
     for pid, parent in ppid.items():
@@ -147,7 +151,7 @@ def sandlot_processes() -> list[str]:
                 chain.append(kids[chain[-1]][0])
             if len(chain) == 2:
                 ready.update(chain)
-    return [" ".join(r) for r in rows if int(r[0]) in UIDS and int(r[1]) not in ready]
+    return [" ".join(r) for r in rows if int(r[0]) in uids and int(r[1]) not in ready]
 
 
 def assert_nothing_left(server: Server) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import free_port
+from tests.conftest import free_port, unclaimed_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 # What the CI image is built with: one language of each family, and bash for the attacks. The
@@ -40,11 +40,12 @@ INPUTS = (
 )
 DEBIAN_TOOLS = {"podman": "podman", "runc": "runc", "debootstrap": "debootstrap"}
 # This machine's engine settings, not the image's needs: crun refuses this host's cgroup layout,
-# and podman's default open-files limit (2^20) is above this host's hard limit.
-ENGINE = ("--runtime", "runc", "--ulimit", "nofile=16384:16384")
+# and podman's default limits of open files and processes are above this host's hard limits.
+ENGINE = ("--runtime", "runc", "--ulimit", "nofile=16384:16384", "--ulimit", "nproc=16384:16384")
 # A TLS-intercepting proxy's CA, where the machine has one: the build's downloads must trust it.
 LOCAL_CAS = Path("/usr/local/share/ca-certificates")
 BUILD_TIMEOUT = 3600
+SANDBOX_UIDS = range(61000, 61000 + 64)  # the image's default uid_base, and its slots
 
 
 def podman(*args: str, timeout: float = 600, check: bool = True) -> subprocess.CompletedProcess:
@@ -145,8 +146,11 @@ class Container:
         options = [f"--env={k}={v}" for k, v in {"SANDLOT_SLOTS": "2", **(env or {})}.items()]
         self.serving_after = 0.0
         self.started = time.monotonic()
-        podman("run", "-d", "--name", self.name, *ENGINE, "-p", f"127.0.0.1:{self.port}:8080",
-               *options, *flags, image, *command)  # fmt: skip
+        done = podman("run", "-d", "--name", self.name, *ENGINE,
+                      "-p", f"127.0.0.1:{self.port}:8080", *options, *flags, image, *command,
+                      check=False)  # fmt: skip
+        if done.returncode != 0:
+            raise RuntimeError(f"podman run failed: {done.stderr.strip()}")
 
     def wait_serving(self, timeout: float = 120) -> float:
         """Seconds from `podman run` to the first answer of /v1/ping."""
@@ -173,13 +177,14 @@ class Container:
         return podman("exec", self.name, "sh", "-c", script).stdout
 
     def box_processes(self) -> list[str]:
-        """Processes in the container that run as a sandbox uid (not root)."""
+        """Processes in the container of a sandbox uid, less the boxes built ahead of a run."""
         out = self.exec(
-            'for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) || continue; '
-            '[ "$u" != 0 ] && echo "$u ${p#/proc/} $(tr "\\0" " " < "$p/cmdline" 2>/dev/null)"; '
-            "done; true"
+            'for p in /proc/[0-9]*; do s=$(cat "$p/stat" 2>/dev/null) || continue; '
+            'echo "$(stat -c %u "$p") ${p#/proc/} $(echo "${s##*) }" | cut -d" " -f2) '
+            '$(tr "\\0" " " < "$p/cmdline")"; done; true'
         )
-        return [line for line in out.splitlines() if line.strip()]
+        rows = [line.split(None, 3) for line in out.splitlines() if line.strip()]
+        return unclaimed_processes([r for r in rows if len(r) >= 3], SANDBOX_UIDS)
 
     def remove(self) -> None:
         podman("rm", "-f", "-t", "10", self.name, check=False)

@@ -223,6 +223,8 @@ def test_image_seccomp_profile_without_pivot_root_runs_nothing(image, tmp_path):
 
 def test_image_read_only_cgroups_run_nothing(image):
     """Started past the entry point that makes the cgroup mounts writable: no code runs."""
-    flags = ["--entrypoint=/srv/sandlot/.venv/bin/sandlot", *container.readme_run_flags()]
-    with container.running(image, flags, command=("serve",)) as box:
+    flags = ["--entrypoint=/usr/bin/tini", *container.readme_run_flags()]
+    with container.running(
+        image, flags, command=("/srv/sandlot/.venv/bin/sandlot", "serve")
+    ) as box:
         assert_refuses(box, "Read-only file system")

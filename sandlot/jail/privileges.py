@@ -22,6 +22,7 @@ CAPABILITIES: tuple[tuple[str, int, str], ...] = (
     ("CAP_SETUID", 7, "drops a run to its slot's uid"),
     ("CAP_SETPCAP", 8, "empties a run's capability bounding set"),
     ("CAP_NET_ADMIN", 12, "brings up the loopback of a run's network namespace"),
+    ("CAP_SYS_CHROOT", 18, "enters the mount namespace of a slot's box template (setns)"),
     ("CAP_SYS_ADMIN", 21, "makes a run's namespaces and mounts, and pivots into its root"),
 )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import httpx
 import pytest
@@ -231,3 +232,13 @@ def test_image_read_only_cgroups_run_nothing(image):
         image, flags, command=("/srv/sandlot/.venv/bin/sandlot", "serve")
     ) as box:
         assert_refuses(box, "Read-only file system")
+
+
+def test_image_in_a_user_namespace_runs_nothing_on_cgroup_v1(image):
+    """With a user namespace (what --userns=auto makes) on a cgroup v1 host the container's
+    cgroups stay the host root's: the jail cannot make its slots' cgroups, and says so."""
+    if Path("/sys/fs/cgroup/cgroup.controllers").exists():
+        pytest.skip("a cgroup v2 host: the runtime decides whether the cgroup is handed over")
+    ids = ["--uidmap=0:300000:65536", "--gidmap=0:300000:65536"]
+    with container.running(image, [*ids, *container.readme_run_flags()]) as box:
+        assert_refuses(box, "Permission denied")

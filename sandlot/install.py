@@ -11,6 +11,7 @@ own dependencies are known to work.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -201,8 +202,17 @@ def replace_dir(new: Path, final: Path) -> None:
     if final.exists() or final.is_symlink():
         old = final.with_name(f".{final.name}.old")
         shutil.rmtree(old, ignore_errors=True)
-        final.rename(old)
-        shutil.rmtree(old)
+        try:
+            final.rename(old)
+        except OSError as exc:
+            # overlayfs cannot rename a directory of a lower layer (a `sandlot setup` in a later
+            # layer of a container image): it is removed in place; the stamp is still written
+            # last, so an interrupted run still rebuilds it.
+            if exc.errno != errno.EXDEV:
+                raise
+            shutil.rmtree(final)
+        else:
+            shutil.rmtree(old)
     new.rename(final)
 
 

@@ -30,7 +30,7 @@ from tests.test_security import (
     token,
 )
 
-pytestmark = pytest.mark.image
+pytestmark = [pytest.mark.image, pytest.mark.root, pytest.mark.slow]
 MiB = 1 << 20
 SERVER_CODE = "/srv/sandlot/sandlot/jail/pool.py"
 HELLO = {

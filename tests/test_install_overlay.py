@@ -11,6 +11,8 @@ import pytest
 
 from sandlot.install import replace_dir
 
+pytestmark = pytest.mark.root  # mounts an overlay
+
 
 @pytest.fixture
 def overlay(tmp_path: Path) -> Iterator[Path]:

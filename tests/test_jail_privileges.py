@@ -15,6 +15,7 @@ def status(capeff: int) -> str:
 ALL_NEEDED = sum(1 << bit for _, bit, _ in CAPABILITIES)
 
 
+@pytest.mark.root
 def test_this_process_has_every_capability_the_jail_needs():
     """The tests run as root on the machine: the real /proc/self/status passes."""
     check_capabilities()

@@ -21,7 +21,7 @@ import pytest
 
 from tests.conftest import ROOT, STATE_ROOT, UID_BASE, free_port
 
-pytestmark = pytest.mark.slurm
+pytestmark = [pytest.mark.slurm, pytest.mark.root, pytest.mark.slow]
 SCRIPT = ROOT / "deploy" / "slurm" / "sandlot.sbatch"
 PACKAGES = {"slurmctld": "slurm-wlm", "munged": "munge"}
 SBIN_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import socket
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -303,3 +304,34 @@ def test_a_shared_network_namespace_keeps_nothing_of_the_last_run():
     assert set(after["binds"].values()) == {"ok"}, after["binds"]
     assert after["host"] == "sandlot"
     Path(STATE + "-net").rmdir()
+
+
+def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
+    """The reason a box's template fails (here a bind of a path that is not there) reaches the
+    run that asked for it, and the next box is built as usual."""
+    from sandlot.jail.bwrap import BoxLayout
+    from sandlot.jail.seccomp import compile_filter
+    from sandlot.jail.zygotes import Zygote, box_request
+
+    work, root, etc = (tmp_path / name for name in ("work", "root", "etc"))
+    for d in (work, root, etc):
+        d.mkdir()
+    layout = BoxLayout(bwrap="", workdir=str(work), root_dir=str(root), etc_dir=str(etc),
+                       ro_binds=(), tmp_size=1 << 20, shm_size=1 << 20)  # fmt: skip
+    zygote = Zygote(sys.executable, compile_filter())
+    try:
+        good = box_request(layout, 65534, RunSpec(argv=("/bin/true",)))
+        bad = {**good, "plan": [["ro-bind", "/nonexistent-sandlot", "/x"], *good["plan"]]}
+        pipes = [os.pipe() for _ in range(4)]
+        ends = (pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1])
+        run = {"cwd": "/", "env": {}, "argv": ["/bin/true"], "script": False, "rlimits": {}}
+        with pytest.raises(OSError, match="No such file or directory"):
+            zygote.start({"box": bad, "run": run}, ends)
+        pidfd, _ = zygote.start({"box": good, "run": run}, ends)
+        assert os.waitstatus_to_exitcode(zygote.status()) == 0
+        os.close(pidfd)
+        for r, w in pipes:
+            os.close(r)
+            os.close(w)
+    finally:
+        zygote.stop()

@@ -540,10 +540,25 @@ def close_all_but(keep):
     os.closerange(low, os.sysconf("SC_OPEN_MAX"))
 
 
+class Boxes:
+    """What the zygote keeps for the boxes it builds: their templates and shared namespaces."""
+
+    def __init__(self, bpf):
+        self.bpf = bpf
+        self.templates = Templates()
+        self.shared = None
+
+    def new(self, box):
+        """A box being built for `box`; OSError if what it is made from cannot be (a template
+        whose mounts the system refuses, say), which the run that asked for it reports."""
+        if box.get("share") and self.shared is None:
+            self.shared = Shared(box["hostname"])
+        shared = self.shared if box.get("share") else None
+        return Box(box, self.templates.get(box), shared, self.bpf)
+
+
 def serve(sock):
-    bpf = sock.recv(1 << 16)
-    templates = Templates()
-    shared = None
+    boxes = Boxes(sock.recv(1 << 16))
     ahead = None
     while True:
         msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
@@ -554,18 +569,23 @@ def serve(sock):
         if ahead is not None and ahead.key != json.dumps(box, sort_keys=True):
             ahead.discard()
             ahead = None
-        if box.get("share") and shared is None:
-            shared = Shared(box["hostname"])
-        if ahead is None:
-            ahead = Box(box, templates.get(box), shared if box.get("share") else None, bpf)
-        if "prepare" in req:
-            continue
-        this, ahead = ahead, None
-        ready = this.ready()
-        if not ready:  # killed while it waited (never by a run: it had none yet): once more
-            this.discard()
-            this = Box(box, templates.get(box), shared if box.get("share") else None, bpf)
+        try:
+            this = ahead or boxes.new(box)
+            ahead = None
+            if "prepare" in req:
+                ahead = this
+                continue
             ready = this.ready()
+            if not ready:  # killed while it waited (never by a run: it had none yet): once more
+                this.discard()
+                this = boxes.new(box)
+                ready = this.ready()
+        except OSError as exc:
+            if "prepare" not in req:  # the run is refused, saying why; the zygote serves on
+                for fd in fds:
+                    os.close(fd)
+                sock.send(json.dumps({"error": f"cannot build the box: {exc}"}).encode())
+            continue
         # A pidfd, opened while the init is our unreaped child, is the spawner's handle on the
         # box: it can wait for the exit and kill without ever racing a reused pid.
         pidfd = os.pidfd_open(this.pid)

@@ -55,7 +55,7 @@ class Zygote:
         if len(pidfds) != 1 or "pid" not in reply:
             for fd in pidfds:
                 os.close(fd)
-            raise OSError("the zygote did not start the run")
+            raise OSError(reply.get("error") or "the zygote did not start the run")
         return pidfds[0], reply.get("cpu", {})
 
     def status(self) -> int:

@@ -135,6 +135,24 @@ def test_provided_data_with_a_sandboxfusion_class(api: httpx.Client) -> None:
     assert prompts == [{"id": "T/1", "prompt": "def twice(x):\n", "labels": prompts[0]["labels"]}]
 
 
+@pytest.mark.parametrize("row", [{}, {"prompt": 5}, {"prompt": "def f():\n", "test": None}])
+def test_provided_rows_that_do_not_fit_are_a_400(api: httpx.Client, row: dict) -> None:
+    """A caller's row missing a field, or with one of the wrong type, is the request's fault: a
+    prompt cannot be built (400); a submission is judged on what the row has, or refused."""
+    for dataset in ("humaneval", "my_eval"):
+        cfg = {"dataset_type": "HumanEvalDataset", "provided_data": row}
+        for route, body in (("/get_prompt_by_id", {"id": 0}), ("/get_prompts", {}),
+                            ("/submit", {"id": 0, "completion": "    return 1\n"})):  # fmt: skip
+            listed = {**cfg, "provided_data": [row]} if route == "/get_prompts" else cfg
+            r = api.post(route, json={"dataset": dataset, "config": listed, **body})
+            if route == "/submit" and r.status_code == 200:
+                assert r.json()["accepted"] is False
+                continue
+            assert r.status_code == 400, (route, row, r.text)
+            assert "row" in r.json()["detail"], r.text
+    assert api.get("/health").json()["status"] == "ok"
+
+
 def test_get_metrics_pass_at_k(api: httpx.Client) -> None:
     results = [{"id": 1, "accepted": True}, {"id": 1, "accepted": False},
                {"id": 2, "accepted": False}, {"id": 2, "accepted": False}]  # fmt: skip

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandlot.errors import InvalidRequest, JailError, UnknownLanguage
+from sandlot.errors import InvalidRequest, JailError, SandlotError, UnknownLanguage
 from sandlot.executor import CodeRequest, Execution, Executor
 from sandlot.judge import prompts, reports
 from sandlot.judge.checkers import TESTLIB, Checker
@@ -55,6 +56,21 @@ class EvalResult:
     tests: list[TestOutcome] = field(default_factory=list)
     extracted_type: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@contextmanager
+def _caller_rows(cfg: JudgeConfig, spec: DatasetSpec) -> Iterator[None]:
+    """A row sent in provided_data may lack any field its family reads, or hold the wrong type:
+    that is the request's fault (HTTP 400), where the same error on a shipped row is a bug."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        if cfg.provided_data is None or isinstance(exc, SandlotError):
+            raise
+        what = f"no field {exc.args[0]!r}" if isinstance(exc, KeyError) else f"{exc}"
+        raise InvalidRequest(
+            f"a row of config.provided_data does not fit the {spec.family} family: {what}"
+        ) from exc
 
 
 class Judge:
@@ -148,7 +164,8 @@ class Judge:
         return self._prompt_objects(spec, row, cfg)[0]
 
     def _prompt_objects(self, spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> list[dict]:
-        text = prompts.build(spec, row, cfg)
+        with _caller_rows(cfg, spec):
+            text = prompts.build(spec, row, cfg)
         pid, lab = _safe_id(row, spec), prompts.row_labels(row)
         if spec.family == "cruxeval":  # SandboxFusion's labels here: the mode alone
             pairs = text if isinstance(text, list) else [(cfg.extra["mode"], text)]
@@ -160,7 +177,8 @@ class Judge:
     def assemble(self, spec: DatasetSpec, row: Row, completion: str, cfg: JudgeConfig) -> Assembled:
         builder = FAMILIES[spec.family]
         params = {**spec.params, "language": spec.language, "resolve": self.resolve_language}
-        return builder(row, completion, cfg, params)
+        with _caller_rows(cfg, spec):
+            return builder(row, completion, cfg, params)
 
     def resolve_language(self, name: str) -> str:
         try:

@@ -244,11 +244,15 @@ class CgroupTree:
         )
 
     def create(self, slot: int) -> SlotCgroup:
+        return self.child(f"slot-{slot}")
+
+    def child(self, name: str) -> SlotCgroup:
+        """A child group of the jail's, named (a slot's, or a live box's)."""
         try:
             if self.version == 1:
                 dirs = {}
                 for ctrl, root in self.roots.items():
-                    d = root / f"slot-{slot}"
+                    d = root / name
                     d.mkdir(parents=True, exist_ok=True)
                     dirs[ctrl] = d
                 mem_root = self.roots["memory"]
@@ -260,11 +264,11 @@ class CgroupTree:
             root = self.roots[""]
             root.mkdir(parents=True, exist_ok=True)
             _write(root / "cgroup.subtree_control", "+memory +pids +cpu")
-            d = root / f"slot-{slot}"
+            d = root / name
             d.mkdir(exist_ok=True)
             return CgroupV2(d)
         except OSError as exc:
-            raise JailUnavailable(f"cannot create the cgroups of slot {slot}: {exc}") from exc
+            raise JailUnavailable(f"cannot create the cgroup {name}: {exc}") from exc
 
     def remove(self) -> None:
         for root in self.roots.values():

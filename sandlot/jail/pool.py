@@ -292,7 +292,7 @@ def clean_stale(state_dir: str) -> None:
             pid = inst.name.split("-", 1)[0]
             if pid.isdigit() and os.path.exists(f"/proc/{pid}"):
                 continue
-            for work in inst.glob("slot-*"):
+            for work in (*inst.glob("slot-*"), *inst.glob("live/work-*")):  # live.py's too
                 subprocess.run(["umount", "-l", str(work)], capture_output=True)
             shutil.rmtree(inst, ignore_errors=True)
     remove_stale()

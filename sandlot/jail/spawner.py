@@ -30,7 +30,7 @@ from sandlot.jail.seccomp import filter_fd
 from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
 from sandlot.jail.watch import ServerGone, Waiter, Watch, kill
 from sandlot.jail.wire import SlotConfig
-from sandlot.jail.zygotes import Zygote, box_request, rlimits, run_request
+from sandlot.jail.zygotes import Zygote, box_request, read_all, rlimits, run_request
 
 PR_SET_PDEATHSIG = 1
 PR_SET_NAME = 15
@@ -140,7 +140,7 @@ class Spawner:
         clock.lap("start")
         clock.cpu.update(cost)
         started = time.monotonic()
-        failure = _read_all(setup_r)
+        failure = read_all(setup_r)
         os.close(setup_r)
         clock.lap("setup")
         if failure:
@@ -332,13 +332,6 @@ def _close_all_but(keep: set[int]) -> None:
             os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, os.sysconf("SC_OPEN_MAX"))
-
-
-def _read_all(fd: int) -> bytes:
-    chunks = []
-    while chunk := os.read(fd, 4096):
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _reap() -> None:

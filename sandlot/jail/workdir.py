@@ -6,12 +6,15 @@ of the slot runs, and read back without following any link the program may have 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import errno
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from sandlot.errors import UnsafePath
+from sandlot.errors import InvalidRequest, NotFound, TooLarge, UnsafePath
 
 # Deeper than this a wipe gives up walking (each level holds a descriptor and a stack frame) and
 # the work dir is mounted afresh instead; deeper than this nothing is read back either.
@@ -35,22 +38,111 @@ def safe_relpath(path: str) -> PurePosixPath:
 
 def write_files(root: str, files: dict[str, bytes], uid: int, gid: int) -> None:
     for name, data in files.items():
-        rel = safe_relpath(name)
-        target = root
-        for part in rel.parts[:-1]:
-            target = os.path.join(target, part)
-            if not os.path.isdir(target):
-                os.mkdir(target, 0o755)
-                os.chown(target, uid, gid)
-        path = os.path.join(target, rel.parts[-1])
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o755)
+        put_file(root, name, data, uid, gid)
+
+
+def put_file(root: str, name: str, data: bytes, uid: int, gid: int) -> None:
+    """Write one file under root, making its directories (owned by uid), as the work dir's
+    owner would see it: every component is opened relative to its parent with O_NOFOLLOW, so a
+    link planted anywhere on the way (a box can change its work dir at any moment) is refused
+    (UnsafePath), never followed out of the work dir."""
+    rel = safe_relpath(name)
+    with _walk_errors(name):
+        parent = _open_dir(root, rel.parts[:-1], uid, gid)
         try:
+            fd = os.open(
+                rel.parts[-1],
+                os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                0o755,
+                dir_fd=parent,
+            )
+        finally:
+            os.close(parent)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise UnsafePath(f"{name!r} exists and is not a regular file")
+            os.ftruncate(fd, 0)
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
             os.fchown(fd, uid, gid)
         finally:
             os.close(fd)
+
+
+def get_file(root: str, name: str, cap: int) -> bytes:
+    """One regular file under root, read without following links (see put_file); TooLarge past
+    `cap` bytes, NotFound if it is missing or not a regular file."""
+    rel = safe_relpath(name)
+    with _walk_errors(name):
+        parent = _open_dir(root, rel.parts[:-1])
+        try:
+            fd = os.open(
+                rel.parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                dir_fd=parent,
+            )  # fmt: skip
+        finally:
+            os.close(parent)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise NotFound(f"{name!r} is not a regular file")
+            if st.st_size > cap:
+                raise TooLarge(f"{name!r} is larger than the {cap} bytes that can be fetched")
+            return _read(fd, st.st_size)
+        finally:
+            os.close(fd)
+
+
+def _open_dir(root: str, parts: tuple[str, ...], uid: int = -1, gid: int = -1) -> int:
+    """A descriptor of root/parts, each component opened with O_NOFOLLOW relative to the one
+    before; missing directories are made (owned by uid) when a uid is given."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for part in parts:
+            try:
+                nfd = os.open(part, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if uid < 0:
+                    raise
+                with contextlib.suppress(FileExistsError):  # made meanwhile: opened below
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                nfd = os.open(part, flags, dir_fd=fd)
+                os.fchown(nfd, uid, gid)
+            os.close(fd)
+            fd = nfd
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+@contextlib.contextmanager
+def _walk_errors(name: str) -> Iterator[None]:
+    """OSErrors of a walk as what they mean to the caller."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise NotFound(f"{name!r} does not exist in the work dir") from None
+    except IsADirectoryError:
+        raise InvalidRequest(f"{name!r} is a directory") from None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENXIO):
+            raise UnsafePath(
+                f"{name!r} is not allowed: a component is a symbolic link, or not a directory"
+            ) from None
+        if exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+            raise TooLarge(f"the work dir is full: cannot write {name!r}") from None
+        raise
+
+
+def _read(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left > 0 and (chunk := os.read(fd, left)):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def read_back(root: str, names: tuple[str, ...], budget: int) -> dict[str, bytes]:
@@ -92,11 +184,7 @@ def _collect(
         st = os.fstat(fd)
         if stat.S_ISREG(st.st_mode):
             if st.st_size <= budget:
-                chunks, left = [], st.st_size
-                while left > 0 and (chunk := os.read(fd, left)):
-                    chunks.append(chunk)
-                    left -= len(chunk)
-                data = b"".join(chunks)
+                data = _read(fd, st.st_size)
                 out[key] = data
                 budget -= len(data)
         elif stat.S_ISDIR(st.st_mode):

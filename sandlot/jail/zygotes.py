@@ -13,6 +13,7 @@ import os
 import resource
 import socket
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from sandlot.jail import bwrap
@@ -25,7 +26,11 @@ ZYGOTE = str(Path(__file__).with_name("zygote.py"))
 class Zygote:
     """A root helper (zygote.py) that builds boxes with mount syscalls, one ahead of its run."""
 
-    def __init__(self, interpreter: str, bpf: bytes) -> None:
+    def __init__(
+        self, interpreter: str, bpf: bytes, join: Callable[[int], None] | None = None
+    ) -> None:
+        """`join` places the zygote (by pid) before it is sent anything, so that every box it
+        builds starts there: a live box's cgroup (a slot's spawner is in its cgroups already)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
             [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno())],
@@ -37,7 +42,13 @@ class Zygote:
         theirs.close()
         self.pid = self.proc.pid
         self.sock = ours
-        self.sock.send(bpf)
+        try:
+            if join is not None:
+                join(self.pid)
+            self.sock.send(bpf)
+        except BaseException:
+            self.stop()
+            raise
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -99,6 +110,14 @@ def run_request(spec: RunSpec, script: bool) -> dict[str, object]:
         "script": script,
         "rlimits": rlimits(spec.limits),
     }
+
+
+def read_all(fd: int) -> bytes:
+    """Everything until EOF; for a box's setup-error pipe, EOF alone means it was built."""
+    chunks = []
+    while chunk := os.read(fd, 4096):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def rlimits(limits: Limits) -> dict[str, tuple[int, int]]:

@@ -77,6 +77,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("dataset_dir", "", "a directory of *.jsonl user datasets for the judge (see docs)"),
     Setting("coder_roots", "", "colon-separated directories POST /code may edit; none: no /code"),
     Setting("coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)"),
+    Setting("session_max", 64, "live sessions at most; past it creating one answers 429"),
+    Setting("session_per_client", 0, "live sessions one client address may hold (0: no cap)"),
+    Setting("session_pool", 2, "Python kernels kept started, so a session or notebook starts fast"),
+    Setting("session_uid_base", 62000, "uid of the first live box (sessions, notebooks)"),
+    Setting("session_idle_timeout", 300.0, "default seconds a session may sit unused"),
+    Setting("max_session_idle_timeout", 3600.0, "largest idle_timeout a session may ask for"),
+    Setting("session_lifetime", 3600.0, "default seconds a session lives, however busy"),
+    Setting("max_session_lifetime", 86400.0, "largest lifetime a session may ask for"),
+    Setting("session_cpu_seconds", 3600.0, "CPU seconds a session may use over its life"),
+    Setting("session_disk_bytes", 256 * MiB, "size of a session's work dir (tmpfs)"),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -116,6 +126,16 @@ class Config:
     dataset_dir: str
     coder_roots: str
     coder_jobs: int
+    session_max: int
+    session_per_client: int
+    session_pool: int
+    session_uid_base: int
+    session_idle_timeout: float
+    max_session_idle_timeout: float
+    session_lifetime: float
+    max_session_lifetime: float
+    session_cpu_seconds: float
+    session_disk_bytes: int
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> Config:

@@ -11,7 +11,9 @@
     │   ├── TooLarge
     │   ├── NotJSON          a POST body that is not declared JSON (HTTP 415)
     │   ├── Forbidden        this server does not do that for anyone (HTTP 403)
-    │   └── NotFound         an unknown dataset or problem id (HTTP 404)
+    │   ├── TooManySessions  the server's (or a client's) cap on live sessions (HTTP 429)
+    │   └── NotFound         an unknown dataset, problem or session id (HTTP 404)
+    │       └── SessionEnded a session that has ended, and why (HTTP 410)
     ├── ServerError          (client) a server answered with an error status
     └── Unreachable          (client) no server could be reached: refused, reset, timed out
 
@@ -78,10 +80,26 @@ class Forbidden(InvalidRequest):
     status_code = 403
 
 
+class TooManySessions(InvalidRequest):
+    """No more live sessions now; `retry_after` says in how many seconds one may end."""
+
+    status_code = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class NotFound(InvalidRequest):
-    """An unknown dataset or problem id; the message says what exists."""
+    """An unknown dataset, problem or session id; the message says what exists."""
 
     status_code = 404
+
+
+class SessionEnded(NotFound):
+    """A session that existed and has ended (deleted, idle, past its lifetime...)."""
+
+    status_code = 410
 
 
 class ServerError(SandlotError):

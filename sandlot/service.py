@@ -17,6 +17,7 @@ from sandlot.executor import Executor
 from sandlot.jail import Jail, JailConfig
 from sandlot.judge import Datasets, Judge
 from sandlot.languages import LANGUAGES, Registry
+from sandlot.sessions import NotebookRun, SessionManager, run_notebook
 
 
 @dataclass(slots=True)
@@ -35,7 +36,9 @@ class Service:
         self.registry = Registry(LANGUAGES, self.config.runtime_dir)
         self.jail: Jail | None = None
         self.executor: Executor | None = None
+        self.sessions: SessionManager | None = None
         self.problem: str | None = None
+        self.sessions_problem: str | None = None
         self.coder = CoderJobs(self.config, self.require_executor)
         self._judge: Judge | None = None
 
@@ -84,6 +87,58 @@ class Service:
                 if os.access(path, os.X_OK):
                     return path
         return sys.executable
+
+    async def open_sessions(self) -> None:
+        """Sessions and notebooks (they need the event loop: the pool fills in the background);
+        without them every other route still works, and their routes say why not."""
+        if self.jail is None:
+            self.sessions_problem = self.problem
+            return
+        try:
+            self.sessions = await SessionManager(self.config, self.jail, self.registry).start()
+        except JailUnavailable as exc:
+            self.sessions_problem = str(exc)
+
+    async def close_sessions(self) -> None:
+        if self.sessions is not None:
+            await self.sessions.close()
+            self.sessions = None
+
+    def session_status(self) -> dict[str, object]:
+        """Live sessions, kernels ready in the pool, and why sessions are off if they are."""
+        m = self.sessions
+        return {
+            "available": m is not None,
+            "problem": self.sessions_problem if m is None else m.pool.problem,
+            "live": len(m.sessions) if m else 0,
+            "max": self.config.session_max,
+            "pool_ready": m.pool.ready if m else 0,
+            "pool_size": self.config.session_pool,
+        }
+
+    def require_sessions(self) -> SessionManager:
+        if self.sessions is None:
+            raise JailUnavailable(f"sessions are not available: {self.sessions_problem}")
+        return self.sessions
+
+    async def run_jupyter(
+        self,
+        cells: list[str],
+        *,
+        cell_timeout: float,
+        total_timeout: float,
+        memory_mb: int | None,
+        files: dict[str, bytes],
+        fetch: tuple[str, ...],
+    ) -> NotebookRun:
+        """A notebook holds a slot like any run: notebooks queue with runs, and 504 alike."""
+        sessions = self.require_sessions()
+        async with self.require_executor().admission.slot():
+            return await run_notebook(
+                sessions, cells, cell_timeout=cell_timeout, total_timeout=total_timeout,
+                memory_mb=memory_mb, files=files, fetch=fetch,
+                fetch_budget=self.jail.config.fetch_budget if self.jail else 0,
+            )  # fmt: skip
 
     def close(self) -> None:
         if self.executor is not None:

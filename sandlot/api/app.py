@@ -1,7 +1,7 @@
 """The HTTP app: the Service, its routers, error handlers and request guards, put together.
 
-Routes live in `run.py`, `batch.py`, `status.py`, `judge.py` and `coder.py`; they reach the
-Service through `deps.ServiceDep`. Validation there, decisions in the layers below.
+Routes live in `run.py`, `batch.py`, `status.py`, `judge.py`, `coder.py` and `sessions.py`; they
+reach the Service through `deps.ServiceDep`. Validation there, decisions in the layers below.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from sandlot import __version__
-from sandlot.api import batch, coder, errors, judge, run, schema, status
+from sandlot.api import batch, coder, errors, judge, run, schema, sessions, status
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
 from sandlot.service import Service
 
@@ -40,6 +40,6 @@ def create_app(service: Service) -> FastAPI:
     app.add_middleware(BodyLimit, max_bytes=body_cap)
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
     app.add_middleware(HostCheck, names=names)  # outermost: a foreign Host gets nothing
-    for module in (run, batch, status, judge, coder):
+    for module in (run, batch, status, judge, coder, sessions):
         app.include_router(module.router)
     return app

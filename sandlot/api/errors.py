@@ -19,8 +19,10 @@ _MEANING = {
     400: "bad input; the detail says what to change",
     403: "refused: this server does not do that (the detail says why)",
     415: "the body is not declared JSON (Content-Type: application/json)",
-    404: "unknown dataset or problem id; lists what exists",
+    404: "unknown dataset, problem or session id; says what exists",
+    410: "the session has ended; the detail says why",
     413: "code or files over the size limit",
+    429: "too many live sessions; retry after the Retry-After header's seconds",
     503: "isolation unavailable: this server runs no code",
     504: "overloaded: no slot in time; retry",
 }
@@ -84,8 +86,11 @@ def _describe(exc: RequestValidationError, errors: list[dict[str, object]]) -> s
 
 
 def error_response(exc: SandlotError) -> JSONResponse:
-    """The one error body, `{"detail": ...}`, with the status of the error's kind."""
-    return JSONResponse({"detail": str(exc)}, status_code=status_of(exc))
+    """The one error body, `{"detail": ...}`, with the status of the error's kind (and when to
+    retry, if it says)."""
+    retry = getattr(exc, "retry_after", None)
+    headers = {"Retry-After": str(retry)} if retry is not None else None
+    return JSONResponse({"detail": str(exc)}, status_code=status_of(exc), headers=headers)
 
 
 def install(app: FastAPI) -> None:

@@ -7,14 +7,20 @@ from fastapi import APIRouter
 from sandlot.api import convert
 from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
+from sandlot.api.sessions import run_code_in_session
 from sandlot.wire.run import RunCodeRequest, RunCodeResponse
 
 router = APIRouter(tags=["sandbox"])
 
 
-@router.post("/run_code", response_model=RunCodeResponse, responses=responses(400, 413, 503, 504))
+@router.post(
+    "/run_code", response_model=RunCodeResponse, responses=responses(400, 404, 410, 413, 503, 504)
+)
 async def run_code(req: RunCodeRequest, service: ServiceDep) -> RunCodeResponse:
-    """Run code once, or against `test_cases`; SandboxFusion's contract plus extra fields."""
+    """Run code once, or against `test_cases`; SandboxFusion's contract plus extra fields. With a
+    `session_id`, in that session (see /sessions)."""
+    if req.session_id is not None:
+        return await run_code_in_session(service, req)
     executor = service.require_executor()
     code_req = convert.code_request(req)
     if req.test_cases is not None:

@@ -14,6 +14,8 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from sandlot.service import Service
+from sandlot.sessions.manager import LANGUAGES as SESSION_LANGUAGES
+from sandlot.sessions.manager import MIN_MEMORY_MB
 
 Schema = dict[str, Any]
 
@@ -33,6 +35,7 @@ def install(app: FastAPI, service: Service) -> None:
 def state_limits(models: dict[str, Schema], service: Service) -> None:
     cfg = service.config
     run, build = cfg.max_run_timeout, cfg.max_compile_timeout
+    memory = {"minimum": MIN_MEMORY_MB, "maximum": cfg.max_memory_mb}  # a kernel's own, and room
     limits = {  # model -> field -> what to add to its (non-null) schema
         "RunCodeRequest": {
             "code": {"maxLength": cfg.max_code_bytes},
@@ -59,11 +62,28 @@ def state_limits(models: dict[str, Schema], service: Service) -> None:
         },
         "RunBatchRequest": {"items": {"maxItems": cfg.max_batch_items}},
         "RepoTestsRequest": {"timeout": {"maximum": run}},
+        "RunJupyterRequest": {
+            "cell_timeout": {"maximum": run},
+            "total_timeout": {"maximum": run},
+            "memory_limit_MB": memory,
+        },
+        "SessionCreate": {
+            "language": {"enum": session_languages(service)},
+            "idle_timeout": {"maximum": cfg.max_session_idle_timeout},
+            "lifetime": {"maximum": cfg.max_session_lifetime},
+            "memory_limit_MB": memory,
+        },
+        "ExecuteRequest": {"code": {"maxLength": cfg.max_code_bytes}, "timeout": {"maximum": run}},
         "CodeRequest": {"test_timeout": {"maximum": run}},
     }
     for model, fields in limits.items():
         for name, extra in fields.items():
             _constrain(models[model]["properties"][name], extra)
+
+
+def session_languages(service: Service) -> list[str]:
+    """The names (and aliases) of the languages a session can be."""
+    return sorted(k for k, row in service.registry.names.items() if row in SESSION_LANGUAGES)
 
 
 def _constrain(field: Schema, extra: Schema) -> None:

@@ -36,6 +36,7 @@ async def health(service: ServiceDep) -> JSONResponse:
         "busy": h.busy,
         "queued": h.queued,
         "languages": [row["name"] for row in service.languages() if row["available"]],
+        "sessions": service.session_status(),
     }
     return JSONResponse(body, status_code=200 if h.ready else 503)
 

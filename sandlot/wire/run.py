@@ -65,6 +65,7 @@ class RunCodeRequest(BaseModel):
     test_cases: list[TestCaseIn] | None = Field(
         None, description="cases to judge the program on", json_schema_extra={"minItems": 1}
     )
+    session_id: str | None = Field(None, description="run in this session (POST /sessions)")
 
 
 class CommandRunResult(BaseModel):
@@ -108,6 +109,7 @@ class RunCodeResponse(BaseModel):
     cached_build: bool = False
     passed: bool | None = None
     tests: list[CaseOut] | None = None
+    session_id: str | None = None
 
 
 class ErrorBody(BaseModel):

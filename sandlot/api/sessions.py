@@ -1,0 +1,232 @@
+"""Routes of `/run_jupyter` and of sessions. Parse, call the service, shape the reply.
+
+An execution stops when its client goes away: a streamed one when its response can no longer
+be sent, a plain one when the connection closes while it runs. The router's lifespan starts the
+sessions (the pool fills in the background) and ends them all before the jail stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.responses import StreamingResponse
+
+from sandlot.api import session_convert as convert
+from sandlot.api.convert import decode_files
+from sandlot.api.deps import ServiceDep
+from sandlot.api.errors import responses
+from sandlot.config import Config
+from sandlot.errors import InvalidRequest, TooLarge
+from sandlot.service import Service
+from sandlot.sessions import Execution, Result
+from sandlot.sessions.manager import bounded
+from sandlot.wire.run import RunCodeRequest, RunCodeResponse
+from sandlot.wire.sessions import (
+    ExecuteRequest,
+    ExecuteResponse,
+    FileWritten,
+    Interrupted,
+    RunJupyterRequest,
+    RunJupyterResponse,
+    SessionCreate,
+    SessionInfo,
+)
+
+NDJSON = "application/x-ndjson"
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    service: Service = app.state.service
+    await service.open_sessions()
+    yield
+    await service.close_sessions()
+
+
+router = APIRouter(tags=["sessions"], lifespan=lifespan)
+SESSION = responses(400, 404, 410, 503)
+
+
+def owner(request: Request) -> str:
+    """Whose sessions these are: the client's address (what a per-client cap counts)."""
+    return request.client.host if request.client else ""
+
+
+def check_size(cfg: Config, *code: str) -> None:
+    if sum(len(c.encode()) for c in code) > cfg.max_code_bytes:
+        raise TooLarge(f"code is larger than the {cfg.max_code_bytes} bytes this server accepts")
+
+
+def timeout(cfg: Config, value: float | None, what: str = "timeout") -> float:
+    return bounded(value or cfg.run_timeout, cfg.max_run_timeout, what)
+
+
+async def until_disconnected(request: Request) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def fold(execution: Execution, request: Request) -> Result:
+    """An execution's events folded into one result, abandoned if the client goes away."""
+    result = Result()
+
+    async def collect() -> None:
+        async for event in execution:
+            result.add(event)
+
+    collecting = asyncio.create_task(collect())
+    watching = asyncio.create_task(until_disconnected(request))
+    try:
+        await asyncio.wait({collecting, watching}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watching.cancel()
+        if not collecting.done():
+            execution.abandon()
+            collecting.cancel()
+    return result
+
+
+async def lines(execution: Execution, session_id: str) -> AsyncIterator[str]:
+    try:
+        async for event in execution:
+            if event["type"] == "end":
+                event = {**event, "session_id": session_id}
+            yield json.dumps(event) + "\n"
+    finally:
+        execution.abandon()  # the client went away (or it ended: then this does nothing)
+
+
+@router.post(
+    "/run_jupyter", response_model=RunJupyterResponse, responses=responses(400, 413, 503, 504)
+)
+async def run_jupyter(req: RunJupyterRequest, service: ServiceDep) -> RunJupyterResponse:
+    """SandboxFusion's Jupyter mode: the cells in one fresh kernel, limits enforced."""
+    check_size(service.config, *req.cells)
+    run = await service.run_jupyter(
+        req.cells,
+        cell_timeout=req.cell_timeout or 0,
+        total_timeout=45 if req.total_timeout is None else req.total_timeout,
+        memory_mb=req.memory_limit_MB,
+        files=decode_files(req.files),
+        fetch=tuple(req.fetch_files or ()),
+    )
+    return convert.jupyter_response(run)
+
+
+@router.post("/sessions", response_model=SessionInfo, responses=responses(400, 429, 503))
+async def create(req: SessionCreate, request: Request, service: ServiceDep) -> SessionInfo:
+    """A session: a box that keeps its kernel (or shell), files and processes."""
+    session = await service.require_sessions().create(
+        req.language,
+        owner(request),
+        idle_timeout=req.idle_timeout,
+        lifetime=req.lifetime,
+        memory_mb=req.memory_limit_MB,
+        files=decode_files(req.files),
+    )
+    return convert.info(session)
+
+
+@router.get("/sessions", response_model=list[SessionInfo], responses=responses(503))
+async def list_sessions(request: Request, service: ServiceDep) -> list[SessionInfo]:
+    """This client's live sessions."""
+    return [convert.info(s) for s in service.require_sessions().list(owner(request))]
+
+
+@router.get("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
+async def get(session_id: str, service: ServiceDep) -> SessionInfo:
+    return convert.info(service.require_sessions().get(session_id))
+
+
+@router.post("/sessions/{session_id}/execute", response_model=ExecuteResponse, responses=SESSION)
+async def execute(
+    session_id: str, req: ExecuteRequest, request: Request, service: ServiceDep
+) -> Response:
+    """Run code in the session; NDJSON lines as outputs come if asked (stream or Accept)."""
+    cfg = service.config
+    check_size(cfg, req.code)
+    session = service.require_sessions().get(session_id)
+    execution = await session.execute(req.code, timeout(cfg, req.timeout))
+    if req.stream or NDJSON in request.headers.get("accept", ""):
+        return StreamingResponse(lines(execution, session_id), media_type=NDJSON)
+    result = await fold(execution, request)
+    body = convert.execute_response(session_id, result).model_dump_json()
+    return Response(body, media_type="application/json")
+
+
+@router.post("/sessions/{session_id}/interrupt", response_model=Interrupted, responses=SESSION)
+async def interrupt(session_id: str, service: ServiceDep) -> Interrupted:
+    return Interrupted(interrupted=service.require_sessions().get(session_id).interrupt())
+
+
+@router.post("/sessions/{session_id}/restart", response_model=SessionInfo, responses=SESSION)
+async def restart(session_id: str, service: ServiceDep) -> SessionInfo:
+    """A fresh kernel (or shell) in the same box: files stay, variables go."""
+    session = service.require_sessions().get(session_id)
+    await session.restart()
+    return convert.info(session)
+
+
+@router.delete("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
+async def delete(session_id: str, service: ServiceDep) -> SessionInfo:
+    """End the session now: its box, processes and files are gone."""
+    return convert.info(await service.require_sessions().delete(session_id))
+
+
+@router.put(
+    "/sessions/{session_id}/files/{path:path}",
+    response_model=FileWritten,
+    responses=responses(400, 404, 410, 413, 503),
+)
+async def put_file(
+    session_id: str, path: str, request: Request, service: ServiceDep
+) -> FileWritten:
+    """Write the request body to `path` in the session's work dir."""
+    cfg = service.config
+    session = service.require_sessions().get(session_id)
+    data = await request.body()
+    if len(data) > cfg.max_files_bytes:
+        raise TooLarge(f"a file may be at most {cfg.max_files_bytes} bytes")
+    await asyncio.to_thread(session.box.put_file, path, data)
+    return FileWritten(path=path, size=len(data))
+
+
+@router.get(
+    "/sessions/{session_id}/files/{path:path}",
+    response_class=Response,
+    responses=responses(400, 404, 410, 413, 503),
+)
+async def get_file(session_id: str, path: str, service: ServiceDep) -> Response:
+    """The bytes of `path` in the session's work dir."""
+    session = service.require_sessions().get(session_id)
+    data = await asyncio.to_thread(session.box.get_file, path, service.config.max_files_bytes)
+    return Response(data, media_type="application/octet-stream")
+
+
+async def run_code_in_session(service: Service, req: RunCodeRequest) -> RunCodeResponse:
+    """`/run_code` with a `session_id`: the code runs in that session, keeping its state;
+    `files` are written to its work dir first and `fetch_files` read back after."""
+    assert req.session_id is not None
+    session = service.require_sessions().get(req.session_id)
+    language = service.registry.get(req.language).name
+    if language != session.language:
+        raise InvalidRequest(f"session {req.session_id} runs {session.language}, not {language}")
+    if req.stdin or req.test_cases is not None:
+        raise InvalidRequest("stdin and test_cases do not go with session_id: a session has none")
+    cfg = service.config
+    check_size(cfg, req.code)
+    limit = timeout(cfg, req.run_timeout or req.timeout, "run_timeout")
+    for path, data in decode_files(req.files).items():
+        await asyncio.to_thread(session.box.put_file, path, data)
+    result = await session.run(req.code, limit)
+    out = convert.run_code_response(req.session_id, result)
+    if req.fetch_files:
+        budget = service.jail.config.fetch_budget if service.jail else 0
+        files = await asyncio.to_thread(session.box.read_back, tuple(req.fetch_files), budget)
+        out.files = {k: base64.b64encode(v).decode() for k, v in files.items()}
+    return out

@@ -16,9 +16,11 @@ from sandlot.client._base import (
     Files,
     RetryPolicy,
 )
+from sandlot.client._sessions import AsyncSession
 from sandlot.wire.batch import RunBatchResponse
 from sandlot.wire.judge import EvalResult
 from sandlot.wire.run import RunCodeResponse
+from sandlot.wire.sessions import RunJupyterResponse
 
 
 class AsyncClient(BaseClient):
@@ -76,6 +78,24 @@ class AsyncClient(BaseClient):
         """A test command over a repository's files, in a box on the server."""
         body = self._repo_tests_body(cmd, files, timeout)
         return await self._request("POST", "/repo_tests", body, timeout=timeout + QUEUE_GRACE)
+
+    async def run_jupyter(
+        self, cells: list[str], *, files: Files | None = None, **fields: Any
+    ) -> RunJupyterResponse:
+        """Cells in one fresh kernel; fields are /run_jupyter's (cell_timeout, ...)."""
+        body = self._jupyter_body(cells, files, fields)
+        total = float(fields.get("total_timeout") or 45)
+        data = await self._request("POST", "/run_jupyter", body, timeout=total + QUEUE_GRACE)
+        return RunJupyterResponse.model_validate(data)
+
+    async def session(
+        self, language: str = "python", *, files: Files | None = None, **fields: Any
+    ) -> AsyncSession:
+        """A new session, on one server (the least busy) for its whole life; a context manager
+        that deletes it: `async with await client.session() as s`. Fields are
+        POST /sessions' (idle_timeout, lifetime, memory_limit_MB)."""
+        with self.servers.lease() as url:
+            return await AsyncSession.create(self._http, url, language, files, **fields)
 
     async def languages(self) -> list[dict[str, Any]]:
         return await self._request("GET", "/languages")

@@ -106,6 +106,14 @@ class BaseClient:
     def _repo_tests_body(self, cmd: str, files: Files, timeout: float) -> dict[str, Any]:
         return {"cmd": cmd, "timeout": timeout, "files": self._files(files)}
 
+    def _jupyter_body(
+        self, cells: list[str], files: Files | None, fields: dict[str, Any]
+    ) -> dict[str, Any]:
+        body = {"cells": cells, **{k: v for k, v in fields.items() if v is not None}}
+        if files:
+            body["files"] = self._files(files)
+        return body
+
     @staticmethod
     def _batch_body(items: Sequence[dict[str, Any]], stop: bool) -> dict[str, Any]:
         return {"items": list(items), "stop_on_first_failure": stop}

@@ -20,6 +20,9 @@ STATE_ROOT = f"/run/sandlot-test-{os.getpid()}"
 # machine (a developer's, a benchmark's) are never mistaken for leftovers of ours.
 UID_BASE = 63000 + (os.getpid() % 100) * 20
 UIDS = range(UID_BASE, UID_BASE + 20)
+# Live boxes (sessions, notebooks) take uids of a range of their own.
+SESSION_UID_BASE = 100000 + (os.getpid() % 100) * 200
+SESSION_UIDS = range(SESSION_UID_BASE, SESSION_UID_BASE + 200)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -54,6 +57,9 @@ class Server:
                 **os.environ,
                 "SANDLOT_STATE_DIR": self.state_dir,
                 "SANDLOT_UID_BASE": str(UID_BASE),
+                "SANDLOT_SESSION_UID_BASE": str(SESSION_UID_BASE),
+                # No kernels started ahead unless a test asks: they would only load the machine.
+                "SANDLOT_SESSION_POOL": "0",
                 **(env or {}),
             },
             stdout=self.log,
@@ -128,17 +134,19 @@ def run(client: httpx.Client, server: Server):
     return _run
 
 
-def sandlot_processes() -> list[str]:
-    """Processes that run as one of this test session's sandbox uids, except the box a slot's
-    zygote keeps built for its next run: the zygote's only child, a chain of two processes (the
-    box's init and run process in zygote.py) that no run has touched yet."""
+def sandlot_processes(uids: range | tuple[range, ...] = UIDS) -> list[str]:
+    """Processes that run as one of this test session's sandbox uids (the slots' unless told),
+    except the box a slot's zygote keeps built for its next run: the zygote's only child, a
+    chain of two processes (the box's init and run process in zygote.py) that no run has touched
+    yet."""
     out = subprocess.run(["ps", "-wweo", "uid=,pid=,ppid=,args="], capture_output=True,
                          text=True).stdout  # fmt: skip
-    return unclaimed_processes([line.split(None, 3) for line in out.splitlines()], UIDS)
+    return unclaimed_processes([line.split(None, 3) for line in out.splitlines()], uids)
 
 
-def unclaimed_processes(rows: list[list[str]], uids: range) -> list[str]:
+def unclaimed_processes(rows: list[list[str]], uids: range | tuple[range, ...]) -> list[str]:
     """Of (uid, pid, ppid, args) rows, those of a sandbox uid, less the boxes built ahead."""
+    ranges = uids if isinstance(uids, tuple) else (uids,)
     ppid = {int(r[1]): int(r[2]) for r in rows}
     kids: dict[int, list[int]] = {}
     for pid, parent in ppid.items():
@@ -151,15 +159,19 @@ def unclaimed_processes(rows: list[list[str]], uids: range) -> list[str]:
                 chain.append(kids[chain[-1]][0])
             if len(chain) == 2:
                 ready.update(chain)
-    return [" ".join(r) for r in rows if int(r[0]) in uids and int(r[1]) not in ready]
+    return [
+        " ".join(r) for r in rows if any(int(r[0]) in u for u in ranges) and int(r[1]) not in ready
+    ]
 
 
 def assert_nothing_left(server: Server) -> None:
-    """After a server stops: no sandbox process, mount, state dir or cgroup of it remains."""
+    """After a server stops: no sandbox process (of a slot or a live box), mount, state dir or
+    cgroup of it remains."""
+    every = (UIDS, SESSION_UIDS)
     deadline = time.monotonic() + 10
-    while sandlot_processes() and time.monotonic() < deadline:
+    while sandlot_processes(every) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert sandlot_processes() == []
+    assert sandlot_processes(every) == []
     mounts = Path("/proc/self/mounts").read_text()
     assert server.state_dir not in mounts
     state = Path(server.state_dir)

@@ -20,6 +20,8 @@ from tests.conftest import SESSION_UID_BASE, UID_BASE
 STATE = f"/run/sandlot-livetest-{os.getpid()}"
 PYTHON = "/opt/sandlot/python/bin/python3"
 
+pytestmark = pytest.mark.root
+
 
 @pytest.fixture(scope="module")
 def live():

@@ -302,11 +302,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(slots: int, log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    slots: int, log_path: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     argv = [sys.executable, "-m", "sandlot", "serve", "--host", "127.0.0.1"]
     argv += ["--port", str(port), "--slots", str(slots)]
-    env = {**os.environ, "SANDLOT_STATE_DIR": STATE_DIR}
+    env = {**os.environ, "SANDLOT_STATE_DIR": STATE_DIR, **(env or {})}
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     return proc, f"http://127.0.0.1:{port}"

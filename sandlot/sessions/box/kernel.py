@@ -27,6 +27,24 @@ from frames import PRIVATE
 DELIM = b"<IDS|MSG>"
 START_TIMEOUT = 60.0
 CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
+# ipykernel buffers a cell's output and publishes it every 0.2 s, so a print loop can fill the
+# kernel's memory between two flushes. This startup code flushes (and waits for the flush) at
+# every MiB written instead, so a flood meets the output limit, not the memory limit.
+BOUNDED_OUTPUT = """
+def _sandlot_bound_output(limit=1 << 20):
+    from ipykernel.iostream import OutStream
+    write = OutStream.write
+    def write_bounded(self, text):
+        n = write(self, text)
+        self._sandlot_pending = getattr(self, "_sandlot_pending", 0) + len(text)
+        if self._sandlot_pending > limit:
+            self._sandlot_pending = 0
+            self.flush()
+        return n
+    OutStream.write = write_bounded
+_sandlot_bound_output()
+del _sandlot_bound_output
+"""
 
 
 def free_ports(count):
@@ -68,8 +86,11 @@ class KernelProcess:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             json.dump(conn, f)
+        config = os.path.join(PRIVATE, "kernel_config.py")
+        with open(config, "w") as f:
+            f.write(f"c.IPKernelApp.exec_lines = [{BOUNDED_OUTPUT!r}]\n")
         argv = [sys.executable, "-m", "ipykernel_launcher", "-f", path, "--quiet",
-                "--HistoryManager.enabled=False"]  # fmt: skip
+                "--HistoryManager.enabled=False", f"--config={config}"]  # fmt: skip
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             cwd=os.getcwd(), env=self.env, start_new_session=True,

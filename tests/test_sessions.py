@@ -159,6 +159,19 @@ def test_output_flood_is_capped(client, session):
     assert execute(client, session, "print('ok')")["stdout"] == "ok\n"
 
 
+def test_printed_output_is_not_kept_in_the_kernel(client):
+    """IPython keeps a copy of every cell's output by default: a session that prints more than
+    its memory limit over many cells would be killed for what it printed long ago."""
+    sid = create(client, memory_limit_MB=256)
+    try:
+        for n in range(1, 41):  # 40 x 7 MiB printed, 280 MiB in all
+            out = execute(client, sid, "print('x' * (7 << 20))", timeout=60)
+            assert out["status"] == "ok" and not out["kernel_restarted"], (n, out["limit"])
+            assert out["execution_count"] == n and len(out["stdout"]) == (7 << 20) + 1
+    finally:
+        client.delete(f"/sessions/{sid}")
+
+
 # -- bash ------------------------------------------------------------------------------------
 
 

@@ -27,21 +27,25 @@ from frames import PRIVATE
 DELIM = b"<IDS|MSG>"
 START_TIMEOUT = 60.0
 CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
-# ipykernel buffers a cell's output and publishes it every 0.2 s, so a print loop can fill the
-# kernel's memory between two flushes. This startup code flushes (and waits for the flush) at
-# every MiB written instead, so a flood meets the output limit, not the memory limit.
-BOUNDED_OUTPUT = """
-def _sandlot_bound_output(limit=1 << 20):
+# Run in the kernel before any cell, so that output cannot fill the kernel's memory:
+# - IPython 9 keeps a copy of everything a cell prints (`_tee`, for `%history -o`), even with
+#   the history off: a session's memory would grow with all it ever printed;
+# - ipykernel buffers output and publishes it every 0.2 s, so a print loop can write gigabytes
+#   between two flushes: flush (and wait for it) at every 64 KiB instead, so that a flood meets
+#   the output limit, not the memory limit.
+KERNEL_STARTUP = """
+def _sandlot_bound_output(limit=1 << 16):
+    import contextlib
+    from IPython.core.interactiveshell import InteractiveShell
     from ipykernel.iostream import OutStream
-    write = OutStream.write
-    def write_bounded(self, text):
-        n = write(self, text)
-        self._sandlot_pending = getattr(self, "_sandlot_pending", 0) + len(text)
-        if self._sandlot_pending > limit:
-            self._sandlot_pending = 0
+    InteractiveShell._tee = lambda self, channel: contextlib.nullcontext()
+    schedule = OutStream._schedule_flush  # what write() calls: not shadowed per instance
+    def schedule_bounded(self):
+        if sum(b.tell() for b in list(self._buffers.values())) > limit:
             self.flush()
-        return n
-    OutStream.write = write_bounded
+        else:
+            schedule(self)
+    OutStream._schedule_flush = schedule_bounded
 _sandlot_bound_output()
 del _sandlot_bound_output
 """
@@ -88,7 +92,7 @@ class KernelProcess:
             json.dump(conn, f)
         config = os.path.join(PRIVATE, "kernel_config.py")
         with open(config, "w") as f:
-            f.write(f"c.IPKernelApp.exec_lines = [{BOUNDED_OUTPUT!r}]\n")
+            f.write(f"c.IPKernelApp.exec_lines = [{KERNEL_STARTUP!r}]\n")
         argv = [sys.executable, "-m", "ipykernel_launcher", "-f", path, "--quiet",
                 "--HistoryManager.enabled=False", f"--config={config}"]  # fmt: skip
         self.proc = subprocess.Popen(

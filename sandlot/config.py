@@ -6,9 +6,14 @@ that no request may exceed.
 
 from __future__ import annotations
 
+import difflib
+import ipaddress
+import math
 import os
+import pwd
 import tomllib
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +25,78 @@ _BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no":
 
 @dataclass(frozen=True, slots=True)
 class Setting:
+    """One setting. A number must satisfy each bound that is given: `ge` (>=), `gt` (>), `le`."""
+
     name: str
     default: Any
     help: str
     choices: tuple[str, ...] = ()
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
 
+    @property
+    def env(self) -> str:
+        return f"SANDLOT_{self.name.upper()}"
+
+
+POSITIVE = {"gt": 0}
+COUNT = {"ge": 1}
+AUTO = 0  # `workers = 0`: as many as the slots need (see `workers_for`)
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("host", "127.0.0.1", "address the server binds to"),
-    Setting("port", 8080, "port the server listens on"),
+    Setting("port", 8080, "port the server listens on", ge=1, le=65535),
     Setting(
         "allowed_hosts",
         "",
         "comma-separated host names the server answers to besides its addresses and localhost "
         "(a guard against DNS rebinding); * for any",
+    ),
+    Setting(
+        "workers",
+        AUTO,
+        "server processes on the port, each with its share of the slots; 0: one per 16 slots",
+        ge=0,
+        le=256,
+    ),
+    Setting(
+        "api_keys",
+        "",
+        "comma-separated keys a request must carry (Authorization: Bearer KEY or X-Auth-Token: "
+        "KEY); none: no key asked",
+    ),
+    Setting("api_keys_file", "", "a file of more keys, one a line (# starts a comment)"),
+    Setting("metrics_open", False, "serve GET /metrics without a key even when keys are set"),
+    Setting(
+        "insecure",
+        False,
+        "allow binding an address other than loopback with no api_keys (anyone who reaches "
+        "the port can run code)",
+    ),
+    Setting(
+        "log_format",
+        "auto",
+        "auto (text on a terminal, JSON lines otherwise), json or text",
+        ("auto", "json", "text"),
+    ),
+    Setting(
+        "log_level", "info", "least severe log level written", ("debug", "info", "warning", "error")
+    ),
+    Setting(
+        "shutdown_grace",
+        30.0,
+        "seconds SIGTERM waits for runs in flight before cancelling them",
+        ge=0,
+        le=3600,
+    ),
+    Setting(
+        "drain_seconds",
+        0.0,
+        "seconds after SIGTERM during which the server still answers (GET /health says 503, "
+        "so a load balancer stops sending) before it stops accepting",
+        ge=0,
+        le=3600,
     ),
     Setting("warm_python", True, "run Python in forks of a warm interpreter (same box, faster)"),
     Setting(
@@ -48,47 +111,100 @@ SETTINGS: tuple[Setting, ...] = (
         "a slot's boxes share one loopback-only network namespace: ~2 ms of CPU less per run; "
         "the loopback's and TCP's counters then cross from one run to the next",
     ),
-    Setting("slots", os.cpu_count() or 1, "runs at the same time (one spawner and uid each)"),
-    Setting("queue_size", 256, "requests that may wait for a slot; beyond it the answer is 504"),
-    Setting("queue_timeout", 60.0, "seconds a request may wait for a slot before a 504"),
-    Setting("uid_base", 61000, "uid of slot 0; slot k runs as uid_base + k"),
+    Setting(
+        "slots",
+        os.cpu_count() or 1,
+        "runs at the same time (one spawner and uid each)",
+        ge=1,
+        le=4096,
+    ),
+    Setting(
+        "queue_size", 256, "requests that may wait for a slot; beyond it the answer is 504", ge=0
+    ),
+    Setting("queue_timeout", 60.0, "seconds a request may wait for a slot before a 504", gt=0),
+    Setting(
+        "uid_base",
+        61000,
+        "uid of slot 0; slot k runs as uid_base + k (no user of this machine may have one)",
+        ge=1000,
+        le=2**31 - 1,
+    ),
     Setting("bwrap", "/usr/bin/bwrap", "the bubblewrap binary"),
     Setting("state_dir", "/run/sandlot", "where the jail keeps per-slot work dirs"),
     Setting(
         "runtime_dir", "/opt/sandlot", "sandbox runtimes (Python, Go, ...) made by `sandlot setup`"
     ),
-    Setting("run_timeout", 10.0, "default wall-clock seconds of a run"),
-    Setting("max_run_timeout", 300.0, "largest run_timeout a request may ask for"),
-    Setting("compile_timeout", 10.0, "default wall-clock seconds of a compile step"),
-    Setting("max_compile_timeout", 300.0, "largest compile_timeout a request may ask for"),
-    Setting("memory_mb", 1024, "default memory limit of a run in MiB (memory cgroup)"),
-    Setting("max_memory_mb", 8192, "largest memory_limit_MB a request may ask for"),
-    Setting("pids", 256, "processes and threads one run may have"),
-    Setting("output_bytes", 8 * MiB, "cap per output stream; past it the run is stopped"),
-    Setting("disk_bytes", 256 * MiB, "size of a run's work dir (tmpfs)"),
-    Setting("tmp_bytes", 64 * MiB, "size of a run's /tmp and of its /dev/shm (each a tmpfs)"),
-    Setting("open_files", 1024, "open files per process"),
-    Setting("max_code_bytes", 4 * MiB, "largest `code` a request may send"),
-    Setting("max_files_bytes", 64 * MiB, "largest total of `files` (decoded) a request may send"),
-    Setting("max_test_cases", 1000, "most test cases in one request"),
-    Setting("max_batch_items", 10_000, "most items in one /run_batch request"),
-    Setting("max_batch_cases", 20_000, "most test cases, all items together, in one /run_batch"),
-    Setting("max_batch_bytes", 32 * MiB, "largest /run_batch request body"),
+    Setting("run_timeout", 10.0, "default wall-clock seconds of a run", **POSITIVE),
+    Setting("max_run_timeout", 300.0, "largest run_timeout a request may ask for", **POSITIVE),
+    Setting("compile_timeout", 10.0, "default wall-clock seconds of a compile step", **POSITIVE),
+    Setting(
+        "max_compile_timeout", 300.0, "largest compile_timeout a request may ask for", **POSITIVE
+    ),
+    Setting("memory_mb", 1024, "default memory limit of a run in MiB (memory cgroup)", **COUNT),
+    Setting("max_memory_mb", 8192, "largest memory_limit_MB a request may ask for", **COUNT),
+    Setting("pids", 256, "processes and threads one run may have", **COUNT),
+    Setting("output_bytes", 8 * MiB, "cap per output stream; past it the run is stopped", **COUNT),
+    Setting("disk_bytes", 256 * MiB, "size of a run's work dir (tmpfs)", ge=MiB),
+    Setting(
+        "tmp_bytes", 64 * MiB, "size of a run's /tmp and of its /dev/shm (each a tmpfs)", ge=MiB
+    ),
+    Setting("open_files", 1024, "open files per process", ge=16),
+    Setting("max_code_bytes", 4 * MiB, "largest `code` a request may send", **COUNT),
+    Setting(
+        "max_files_bytes", 64 * MiB, "largest total of `files` (decoded) a request may send", ge=0
+    ),
+    Setting("max_test_cases", 1000, "most test cases in one request", **COUNT),
+    Setting("max_batch_items", 10_000, "most items in one /run_batch request", **COUNT),
+    Setting(
+        "max_batch_cases", 20_000, "most test cases, all items together, in one /run_batch", **COUNT
+    ),
+    Setting("max_batch_bytes", 32 * MiB, "largest /run_batch request body", **COUNT),
     Setting("dataset_dir", "", "a directory of *.jsonl user datasets for the judge (see docs)"),
     Setting("coder_roots", "", "colon-separated directories POST /code may edit; none: no /code"),
-    Setting("coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)"),
-    Setting("session_max", 64, "live sessions at most; past it creating one answers 429"),
-    Setting("session_per_client", 0, "live sessions one client address may hold (0: no cap)"),
-    Setting("session_pool", 2, "Python kernels kept started, so a session or notebook starts fast"),
-    Setting("session_uid_base", 62000, "uid of the first live box (sessions, notebooks)"),
-    Setting("session_idle_timeout", 300.0, "default seconds a session may sit unused"),
-    Setting("max_session_idle_timeout", 3600.0, "largest idle_timeout a session may ask for"),
-    Setting("session_lifetime", 3600.0, "default seconds a session lives, however busy"),
-    Setting("max_session_lifetime", 86400.0, "largest lifetime a session may ask for"),
-    Setting("session_cpu_seconds", 3600.0, "CPU seconds a session may use over its life"),
-    Setting("session_disk_bytes", 256 * MiB, "size of a session's work dir (tmpfs)"),
+    Setting(
+        "coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)", **COUNT
+    ),
+    Setting("session_max", 64, "live sessions at most; past it creating one answers 429", **COUNT),
+    Setting(
+        "session_per_client", 0, "live sessions one client address may hold (0: no cap)", ge=0
+    ),
+    Setting(
+        "session_pool", 2, "Python kernels kept started, so a session or notebook starts fast", ge=0
+    ),
+    Setting("session_uid_base", 62000, "uid of the first live box (sessions, notebooks)", ge=1000),
+    Setting("session_idle_timeout", 300.0, "default seconds a session may sit unused", **POSITIVE),
+    Setting(
+        "max_session_idle_timeout", 3600.0, "largest idle_timeout a session may ask for", **POSITIVE
+    ),
+    Setting(
+        "session_lifetime", 3600.0, "default seconds a session lives, however busy", **POSITIVE
+    ),
+    Setting(
+        "max_session_lifetime", 86400.0, "largest lifetime a session may ask for", **POSITIVE
+    ),
+    Setting(
+        "session_cpu_seconds", 3600.0, "CPU seconds a session may use over its life", **POSITIVE
+    ),
+    Setting("session_disk_bytes", 256 * MiB, "size of a session's work dir (tmpfs)", ge=MiB),
 )
+# Variables read from the environment that are not settings of the server: the config file
+# itself, and what the client and the coder route read where no config file is at hand.
+VARIABLES: dict[str, str] = {
+    "SANDLOT_CONFIG": "the TOML config file (like --config)",
+    "SANDLOT_API_KEY": "the key the client (sandlot eval --server, sandlot.Client) sends",
+    "SANDLOT_CODER_MODEL": "the model `sandlot code` and POST /code use when none is given",
+    "SANDLOT_AIDER": "the aider executable (default: sandlot's own venv, then PATH)",
+}
 _BY_NAME = {s.name: s for s in SETTINGS}
+_KNOWN_VARIABLES = frozenset({s.env for s in SETTINGS} | set(VARIABLES))
+# A request default may not exceed its maximum.
+_PAIRS = (("run_timeout", "max_run_timeout"), ("compile_timeout", "max_compile_timeout"),
+          ("memory_mb", "max_memory_mb"), ("session_idle_timeout", "max_session_idle_timeout"),
+          ("session_lifetime", "max_session_lifetime"))  # fmt: skip
+SLOTS_PER_WORKER = 16  # one server process parses and routes for this many slots (README)
+MIN_KEY_CHARS = 16
+MAX_KEY_CHARS = 4096
+LOOPBACK_NAMES = ("localhost",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +212,15 @@ class Config:
     host: str
     port: int
     allowed_hosts: str
+    workers: int
+    api_keys: str
+    api_keys_file: str
+    metrics_open: bool
+    insecure: bool
+    log_format: str
+    log_level: str
+    shutdown_grace: float
+    drain_seconds: float
     warm_python: bool
     boxes: str
     share_netns: bool
@@ -139,7 +264,8 @@ class Config:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> Config:
-        """Defaults, then the TOML file (path or $SANDLOT_CONFIG), $SANDLOT_*, overrides."""
+        """Defaults, then the TOML file (path or $SANDLOT_CONFIG), $SANDLOT_*, overrides; each
+        value checked against its type and range, SandlotError saying which is wrong."""
         values = {s.name: s.default for s in SETTINGS}
         path = path or os.environ.get("SANDLOT_CONFIG")
         if path:
@@ -149,37 +275,168 @@ class Config:
                 raise SandlotError(f"cannot read config file {path}: {exc}") from exc
             for key, value in data.items():
                 values[_known(key, str(path))] = value
+        _check_variables(os.environ)
         for s in SETTINGS:
-            env = os.environ.get(f"SANDLOT_{s.name.upper()}")
+            env = os.environ.get(s.env)
             if env is not None:
                 values[s.name] = env
         for key, value in overrides.items():
             if value is not None:
                 values[_known(key, "overrides")] = value
-        typed = {}
-        for f in fields(cls):
-            kind = type(_BY_NAME[f.name].default)
-            try:
-                typed[f.name] = _coerce(kind, values[f.name])
-            except (TypeError, ValueError, KeyError) as exc:
+        typed = {s.name: _typed(s, values[s.name]) for s in SETTINGS}
+        for low, high in _PAIRS:
+            if typed[low] > typed[high]:
                 raise SandlotError(
-                    f"setting {f.name} must be a {kind.__name__}, got {values[f.name]!r}"
-                ) from exc
-        for s in SETTINGS:
-            if s.choices and typed[s.name] not in s.choices:
-                raise SandlotError(
-                    f"setting {s.name} must be one of {', '.join(s.choices)}, got {typed[s.name]!r}"
+                    f"setting {low}={typed[low]:g} is above {high}={typed[high]:g}: a request's "
+                    "default may not exceed what a request may ask for"
                 )
+        last_uid = typed["uid_base"] + typed["slots"] - 1
+        if last_uid > 2**31 - 1:
+            raise SandlotError(f"uid_base + slots - 1 = {last_uid} is past the largest uid")
         return cls(**typed)
+
+    def keys(self) -> frozenset[str]:
+        """The API keys: `api_keys` and the lines of `api_keys_file`; SandlotError for a file
+        that cannot be read or a key that is too short, too long or not printable."""
+        found = [k.strip() for k in self.api_keys.split(",") if k.strip()]
+        if self.api_keys_file:
+            try:
+                text = Path(self.api_keys_file).read_text()
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SandlotError(
+                    f"cannot read api_keys_file {self.api_keys_file}: {exc}"
+                ) from exc
+            for line in text.splitlines():
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    found.append(line)
+        for n, key in enumerate(found, 1):
+            if (
+                not (MIN_KEY_CHARS <= len(key) <= MAX_KEY_CHARS)
+                or not key.isascii()
+                or any(c.isspace() or not c.isprintable() or c == "," for c in key)
+            ):
+                raise SandlotError(
+                    f"API key {n} is not usable: a key is {MIN_KEY_CHARS} to {MAX_KEY_CHARS} "
+                    "printable ASCII characters with no space or comma (e.g. from `openssl rand "
+                    "-hex 32`)"
+                )
+        return frozenset(found)
+
+    def worker_count(self) -> int:
+        """Server processes: `workers`, or as many as the slots need (at least one)."""
+        if self.workers == AUTO:
+            return max(1, -(-self.slots // SLOTS_PER_WORKER))
+        return self.workers
+
+
+def worker_shares(slots: int, workers: int) -> list[range]:
+    """Which slots (so which uids, uid_base + k) each worker owns: disjoint, near-equal parts."""
+    if not 1 <= workers <= slots:
+        raise SandlotError(
+            f"workers={workers} needs 1 to {slots} slots' worth of slots (slots={slots})"
+        )
+    size, extra = divmod(slots, workers)
+    out, start = [], 0
+    for w in range(workers):
+        n = size + (w < extra)
+        out.append(range(start, start + n))
+        start += n
+    return out
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_serving(cfg: Config, keys: frozenset[str]) -> None:
+    """What `serve` refuses to start with, beyond a setting's own range: an open port reachable
+    from elsewhere, or a slot uid that belongs to a user of this machine."""
+    if not is_loopback(cfg.host) and not keys and not cfg.insecure:
+        raise SandlotError(
+            f"refusing to listen on {cfg.host} with no API keys: anyone who reaches the port could "
+            "run code. Set api_keys (or SANDLOT_API_KEYS, or api_keys_file), or pass --insecure "
+            "if something in front of this server checks who calls it"
+        )
+    for uid in range(cfg.uid_base, cfg.uid_base + cfg.slots):
+        try:
+            user = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            continue
+        raise SandlotError(
+            f"uid {uid} (slot {uid - cfg.uid_base}) belongs to the user {user!r} of this "
+            f"machine: boxes would run as that user. Choose a uid_base with {cfg.slots} free "
+            "uids after it"
+        )
+
+
+def _typed(s: Setting, value: Any) -> Any:
+    kind = type(s.default)
+    try:
+        typed = _coerce(kind, value)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise SandlotError(f"setting {s.name} must be {_KINDS[kind]}, got {value!r}") from exc
+    if s.choices and typed not in s.choices:
+        raise SandlotError(f"setting {s.name} must be one of {', '.join(s.choices)}, got {typed!r}")
+    if kind in (int, float):
+        for bound, ok, words in (
+            (s.ge, lambda b: typed >= b, "at least"),
+            (s.gt, lambda b: typed > b, "more than"),
+            (s.le, lambda b: typed <= b, "at most"),
+        ):
+            if bound is not None and not ok(bound):
+                raise SandlotError(f"setting {s.name} must be {words} {bound:g}, got {typed!r}")
+    return typed
+
+
+_KINDS = {bool: "true or false", int: "a whole number", float: "a finite number", str: "text"}
 
 
 def _coerce(kind: type, value: Any) -> Any:
-    if kind is bool and isinstance(value, str):
+    """A value of the setting's type, strictly: no bool for a number (TOML `slots = true`), no
+    fraction for an int, no NaN or infinity, no list for a string."""
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
         return _BOOL[value.lower()]  # bool("false") would be True
-    return kind(value)
+    if isinstance(value, bool):
+        raise TypeError("a boolean is not a number")
+    if kind is int:
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError("not a whole number")
+        return int(value)
+    if kind is float:
+        number = float(value)
+        if not math.isfinite(number):
+            raise ValueError("not a finite number")
+        return number
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def _check_variables(environ: Mapping[str, str]) -> None:
+    """A SANDLOT_* variable that names nothing is a typo that would silently do nothing."""
+    for name in environ:
+        if name.startswith("SANDLOT_") and name not in _KNOWN_VARIABLES:
+            close = difflib.get_close_matches(name, sorted(_KNOWN_VARIABLES), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise SandlotError(
+                f"unknown environment variable {name}: {hint}`sandlot config` lists the "
+                "variables sandlot reads"
+            )
 
 
 def _known(key: str, where: str) -> str:
     if key not in _BY_NAME:
-        raise SandlotError(f"unknown setting {key!r} in {where}; known: {', '.join(_BY_NAME)}")
+        close = difflib.get_close_matches(key, list(_BY_NAME), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise SandlotError(
+            f"unknown setting {key!r} in {where}{hint}; known: {', '.join(_BY_NAME)}"
+        )
     return key

@@ -165,9 +165,7 @@ SETTINGS: tuple[Setting, ...] = (
         "coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)", **COUNT
     ),
     Setting("session_max", 64, "live sessions at most; past it creating one answers 429", **COUNT),
-    Setting(
-        "session_per_client", 0, "live sessions one client address may hold (0: no cap)", ge=0
-    ),
+    Setting("session_per_client", 0, "live sessions one client address may hold (0: no cap)", ge=0),
     Setting(
         "session_pool", 2, "Python kernels kept started, so a session or notebook starts fast", ge=0
     ),
@@ -179,9 +177,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "session_lifetime", 3600.0, "default seconds a session lives, however busy", **POSITIVE
     ),
-    Setting(
-        "max_session_lifetime", 86400.0, "largest lifetime a session may ask for", **POSITIVE
-    ),
+    Setting("max_session_lifetime", 86400.0, "largest lifetime a session may ask for", **POSITIVE),
     Setting(
         "session_cpu_seconds", 3600.0, "CPU seconds a session may use over its life", **POSITIVE
     ),

@@ -12,6 +12,7 @@
     │   ├── NotJSON          a POST body that is not declared JSON (HTTP 415)
     │   ├── Forbidden        this server does not do that for anyone (HTTP 403)
     │   ├── TooManySessions  the server's (or a client's) cap on live sessions (HTTP 429)
+    │   ├── Unauthorized     no API key, or a wrong one, on a server that asks for one (HTTP 401)
     │   └── NotFound         an unknown dataset, problem or session id (HTTP 404)
     │       └── SessionEnded a session that has ended, and why (HTTP 410)
     ├── ServerError          (client) a server answered with an error status
@@ -88,6 +89,12 @@ class TooManySessions(InvalidRequest):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class Unauthorized(InvalidRequest):
+    """A request without a valid API key, to a server that has keys."""
+
+    status_code = 401
 
 
 class NotFound(InvalidRequest):

@@ -2,6 +2,7 @@
 
 Routes live in `run.py`, `batch.py`, `status.py`, `judge.py`, `coder.py` and `sessions.py`; they
 reach the Service through `deps.ServiceDep`. Validation there, decisions in the layers below.
+Request IDs, the access log and metrics (`access.py`) and API keys (`auth.py`) are middleware.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from fastapi import FastAPI
 
 from sandlot import __version__
 from sandlot.api import batch, coder, errors, judge, run, schema, sessions, status
+from sandlot.api.access import Access
+from sandlot.api.auth import APIKeys
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
 from sandlot.service import Service
 
@@ -30,6 +33,7 @@ def create_app(service: Service) -> FastAPI:
         version=__version__,
         description="Runs untrusted code in isolated boxes; speaks SandboxFusion's API.",
         lifespan=lifespan,
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.service = service
     errors.install(app)
@@ -38,8 +42,12 @@ def create_app(service: Service) -> FastAPI:
     app.add_middleware(JSONOnly)
     body_cap = cfg.max_code_bytes + cfg.max_files_bytes * 4 // 3 + (1 << 20)
     app.add_middleware(BodyLimit, max_bytes=body_cap)
+    keys = cfg.keys()
+    if keys:
+        app.add_middleware(APIKeys, keys=keys, metrics_open=cfg.metrics_open)
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
-    app.add_middleware(HostCheck, names=names)  # outermost: a foreign Host gets nothing
+    app.add_middleware(HostCheck, names=names)  # a foreign Host gets nothing
+    app.add_middleware(Access)  # outermost: every answer, refusals too, has an ID and a log line
     for module in (run, batch, status, judge, coder, sessions):
         app.include_router(module.router)
     return app

@@ -9,7 +9,7 @@ from fastapi import Depends, Request
 from sandlot.service import Service
 
 
-def _service(request: Request) -> Service:
+async def _service(request: Request) -> Service:
     return request.app.state.service
 
 

@@ -10,13 +10,15 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from sandlot.errors import InvalidRequest, JailUnavailable, Overloaded, SandlotError
+from sandlot import telemetry
+from sandlot.errors import InvalidRequest, JailUnavailable, Overloaded, SandlotError, Unauthorized
 from sandlot.wire.run import ErrorBody
 
 log = logging.getLogger("sandlot.api")
 
 _MEANING = {
     400: "bad input; the detail says what to change",
+    401: "this server asks for an API key (Authorization: Bearer KEY or X-Auth-Token: KEY)",
     403: "refused: this server does not do that (the detail says why)",
     415: "the body is not declared JSON (Content-Type: application/json)",
     404: "unknown dataset, problem or session id; says what exists",
@@ -88,9 +90,14 @@ def _describe(exc: RequestValidationError, errors: list[dict[str, object]]) -> s
 def error_response(exc: SandlotError) -> JSONResponse:
     """The one error body, `{"detail": ...}`, with the status of the error's kind (and when to
     retry, if it says)."""
+    telemetry.error(type(exc).__name__)
+    headers: dict[str, str] = {}
     retry = getattr(exc, "retry_after", None)
-    headers = {"Retry-After": str(retry)} if retry is not None else None
-    return JSONResponse({"detail": str(exc)}, status_code=status_of(exc), headers=headers)
+    if retry is not None:
+        headers["Retry-After"] = str(retry)
+    if isinstance(exc, Unauthorized):  # RFC 9110: a 401 names the scheme it wants
+        headers["WWW-Authenticate"] = 'Bearer realm="sandlot"'
+    return JSONResponse({"detail": str(exc)}, status_code=status_of(exc), headers=headers or None)
 
 
 def install(app: FastAPI) -> None:
@@ -102,9 +109,11 @@ def install(app: FastAPI) -> None:
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         # FastAPI's own list stays under "errors" for clients that parse it, inputs cut short.
         errors = _errors(exc)
+        telemetry.error("RequestValidationError")
         return JSONResponse({"detail": _describe(exc, errors), "errors": errors}, status_code=422)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")  # the traceback stays in the server log
+        telemetry.error("internal")
         return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)

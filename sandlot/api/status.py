@@ -1,10 +1,11 @@
-"""What the server is and can do: `/v1/ping`, `/health`, `/languages`."""
+"""What the server is and can do: `/v1/ping`, `/health`, `/languages`, `/metrics`."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
+from sandlot import telemetry
 from sandlot.api.deps import ServiceDep
 
 router = APIRouter(tags=["status"])
@@ -22,10 +23,11 @@ async def ping() -> str:
 
 @router.get("/health")
 async def health(service: ServiceDep) -> JSONResponse:
-    """Whether isolation is ready, slot use, queue length and the usable languages."""
+    """Whether isolation is ready, slot use, queue length and the usable languages; 503 when
+    the server runs no code, or is shutting down (a load balancer then stops sending)."""
     h = service.health()
     body = {
-        "status": "ok" if h.ready else "unavailable",
+        "status": "draining" if h.draining else "ok" if h.ready else "unavailable",
         "isolation": {
             "ready": h.ready,
             "problem": h.problem,
@@ -37,11 +39,19 @@ async def health(service: ServiceDep) -> JSONResponse:
         "queued": h.queued,
         "languages": [row["name"] for row in service.languages() if row["available"]],
         "sessions": service.session_status(),
+        "worker": {"index": h.worker, "of": h.workers, "pid": h.pid},
     }
-    return JSONResponse(body, status_code=200 if h.ready else 503)
+    return JSONResponse(body, status_code=200 if h.ready and not h.draining else 503)
 
 
 @router.get("/languages")
 async def languages(service: ServiceDep) -> list[dict[str, object]]:
     """Every language this server knows, whether it can run it, and the toolchain version."""
     return service.languages()
+
+
+@router.get("/metrics", include_in_schema=False)
+async def metrics() -> Response:
+    """Prometheus' text format, summed over every server process (see sandlot/telemetry.py)."""
+    body, media_type = telemetry.exposition()
+    return Response(body, media_type=media_type)

@@ -16,10 +16,12 @@ refused for being long. A run that waited longer than `queue_timeout` for its tu
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from sandlot import telemetry
 from sandlot.errors import Overloaded
 
 
@@ -39,6 +41,7 @@ class Admission:
         self.queue_timeout = queue_timeout
         self._free: deque[int] = deque(range(slots))
         self._turns: deque[Lane] = deque()  # lanes with a waiter, whose turn comes first first
+        self._changed()
 
     @property
     def busy(self) -> int:
@@ -58,8 +61,12 @@ class Admission:
         self._admit()
         return Lane()
 
+    def _changed(self) -> None:
+        telemetry.slots_changed(self.slots, self.busy, len(self._turns))
+
     def _admit(self) -> None:
         if not self._free and len(self._turns) >= self.queue_size:
+            telemetry.rejected("queue_full")
             raise Overloaded(
                 f"all {self.slots} slots are busy and {len(self._turns)} requests wait; retry later"
             )
@@ -78,21 +85,30 @@ class Admission:
 
     async def _acquire(self, lane: Lane) -> int:
         if self._free and not self._turns:
-            return self._free.popleft()
+            index = self._free.popleft()
+            self._changed()
+            telemetry.queued(0.0)
+            return index
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         lane.waiters.append(future)
         if len(lane.waiters) == 1:
             self._turns.append(lane)
+        self._changed()
+        since = time.monotonic()
         try:
             async with asyncio.timeout(self.queue_timeout):
-                return await asyncio.shield(future)
+                index = await asyncio.shield(future)
+            telemetry.queued(time.monotonic() - since)
+            return index
         except BaseException as exc:
             if future.done():  # the slot came just as this waiter gave up: pass it on
                 self._release(future.result())
             else:
                 future.cancel()
                 self._forget(lane, future)
+            self._changed()
             if isinstance(exc, TimeoutError):
+                telemetry.rejected("queue_timeout")
                 raise Overloaded(
                     f"no slot became free within {self.queue_timeout:g}s; retry later"
                 ) from None
@@ -106,9 +122,11 @@ class Admission:
     def _release(self, index: int) -> None:
         if not self._turns:
             self._free.append(index)
+            self._changed()
             return
         lane = self._turns.popleft()
         future = lane.waiters.popleft()
         if lane.waiters:
             self._turns.append(lane)  # served: to the back of the line
         future.set_result(index)
+        self._changed()

@@ -156,7 +156,7 @@ class _Batch:
             row, row.run, memory_mb, files=files, stdin=run.stdin, fetch=run.fetch,
             limits=ex._limits(row, req.run_timeout or ex.config.run_timeout, memory_mb),
         )  # fmt: skip
-        return await _whole(ex.run_box(spec, self.lane))
+        return await _whole(ex.run_box(spec, self.lane, row.name))
 
 
 def _whole(step: Coroutine[Any, Any, T]) -> asyncio.Future[T]:

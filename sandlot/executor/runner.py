@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from sandlot import telemetry
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailError, TooLarge
 from sandlot.executor import harness
@@ -45,6 +47,8 @@ class TestCase:
     input: str | None = None
     stdin: str | None = None
 
+
+log = logging.getLogger("sandlot.executor")
 
 # `/run_code` stdin cases: equal up to trailing spaces on each line and trailing blank lines.
 STDOUT_CHECKER = Checker(mode="lines")
@@ -109,14 +113,22 @@ class Executor:
 
     # -- running -------------------------------------------------------------------------------
 
-    async def _jail_run(self, slot: int, spec: RunSpec) -> Outcome:
+    async def _jail_run(self, slot: int, spec: RunSpec, language: str, step: str) -> Outcome:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._threads, self.jail.run, slot, spec)
+        try:
+            outcome = await loop.run_in_executor(self._threads, self.jail.run, slot, spec)
+        except JailError as exc:
+            jail_failed(exc, slot, language)
+            raise
+        telemetry.ran(language, step, outcome)
+        return outcome
 
-    async def run_box(self, spec: RunSpec, lane: Lane | None = None) -> Outcome:
+    async def run_box(
+        self, spec: RunSpec, lane: Lane | None = None, language: str = "shell", step: str = "run"
+    ) -> Outcome:
         """One prepared run, queued for a slot like any other (in `lane`'s turn, if given)."""
         async with self.admission.slot(lane) as slot:
-            return await self._jail_run(slot, spec)
+            return await self._jail_run(slot, spec, language, step)
 
     async def run_shell(self, cmd: str, files: dict[str, bytes], timeout: float) -> Outcome:
         """`/bin/bash -c cmd` over `files` in a fresh box with every toolchain (a repository's
@@ -163,15 +175,19 @@ class Executor:
 
         async def compile_now() -> Build:
             if slot is not None:
-                outcome = await self._jail_run(slot, spec)
+                outcome = await self._jail_run(slot, spec, row.name, "compile")
             else:
-                outcome = await self.run_box(spec, lane)
+                outcome = await self.run_box(spec, lane, row.name, "compile")
             artifacts, outcome.files = outcome.files, {}
             return Build(outcome, artifacts)
 
         key = build_key(row.name, spec.argv, files)
         # A build that hit a limit may pass with more time; keep only clean verdicts.
-        return await self.cache.get_or_build(key, compile_now, lambda b: b.outcome.limit is None)
+        build, cached = await self.cache.get_or_build(
+            key, compile_now, lambda b: b.outcome.limit is None
+        )
+        telemetry.compile_cache(cached)
+        return build, cached
 
     async def execute(self, req: CodeRequest) -> Execution:
         """Compile if the language needs it, then run once. InvalidRequest for bad input."""
@@ -194,7 +210,7 @@ class Executor:
                     row, row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
                     limits=self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb),
                 )  # fmt: skip
-                result.run = await self._jail_run(slot, spec)
+                result.run = await self._jail_run(slot, spec, row.name, "run")
                 result.files, result.run.files = result.run.files, {}
         except JailError as exc:
             result.error = str(exc)
@@ -252,7 +268,7 @@ class Executor:
                 row, row.run, memory_mb, files=files,
                 stdin=(case.stdin or "").encode(), limits=limits,
             )  # fmt: skip
-        outcome = await self.run_box(spec, lane)
+        outcome = await self.run_box(spec, lane, row.name)
         result = CaseResult(
             passed=False, run=outcome, expected=case.expected, actual=None,
             input=case.input, stdin=case.stdin,
@@ -270,3 +286,14 @@ class Executor:
             if not outcome.ok:
                 result.error = describe(outcome)
         return result
+
+
+def jail_failed(exc: JailError, slot: int, language: str) -> None:
+    """A fault of the sandbox (a lost spawner, a box that could not be built): the client gets a
+    SandboxError; the log gets it with its cause."""
+    telemetry.error(type(exc).__name__)
+    cause = exc.__cause__
+    log.error(
+        "jail error in slot %d (%s): %s%s", slot, language, exc,
+        f" (cause: {type(cause).__name__}: {cause})" if cause is not None else "",
+    )  # fmt: skip

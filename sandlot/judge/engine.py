@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from sandlot import telemetry
 from sandlot.errors import InvalidRequest, JailError, SandlotError, UnknownLanguage
 from sandlot.executor import CodeRequest, Execution, Executor
 from sandlot.judge import prompts, reports
@@ -187,6 +188,15 @@ class Judge:
             return name
 
     async def submit(
+        self, dataset: str, problem_id: str | int, completion: str, cfg: JudgeConfig
+    ) -> EvalResult:
+        result = await self._submit(dataset, problem_id, completion, cfg)
+        extra = result.extra
+        verdict = str(extra.get("verdict", "unknown"))
+        telemetry.judged(str(extra.get("dataset", dataset)), extra.get("language"), verdict)
+        return result
+
+    async def _submit(
         self, dataset: str, problem_id: str | int, completion: str, cfg: JudgeConfig
     ) -> EvalResult:
         spec, row = self.problem(dataset, problem_id, cfg)

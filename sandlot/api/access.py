@@ -1,0 +1,88 @@
+"""Request IDs, the access log and the HTTP metrics (ASGI middleware, outermost).
+
+Every request gets an ID: the client's `X-Request-ID` when it is a plain token (letters,
+digits, `-_.:`, at most 128), else a fresh one. The ID is echoed in the response, set on the
+request's `telemetry.RequestRecord` (so every log line written while serving it carries it,
+see `logs.py`), and ends the request in one access-log line: endpoint, status, what ran
+(language, verdict, limit, queue wait, run time), bytes in and out, and the client.
+
+The endpoint is the route's template (`/run_code`), never the raw path, so that a scan of
+random paths cannot grow the metrics without bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sandlot import telemetry
+
+log = logging.getLogger("sandlot.access")
+HEADER = b"x-request-id"
+_TOKEN = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
+UNMATCHED = "unmatched"
+
+
+def request_id(headers: list[tuple[bytes, bytes]]) -> str:
+    for name, value in headers:
+        if name == HEADER and _TOKEN.fullmatch(value):
+            return value.decode()
+    return secrets.token_hex(8)
+
+
+class Access:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.monotonic()
+        headers = scope["headers"]
+        record = telemetry.RequestRecord(request_id(headers))
+        token = telemetry.CURRENT.set(record)
+        echo = (HEADER, record.id.encode())
+        status, sent = 500, 0
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status, sent
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), echo]
+            elif message["type"] == "http.response.body":
+                sent += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            telemetry.CURRENT.reset(token)
+            route = scope.get("route")
+            endpoint = getattr(route, "path", None) or UNMATCHED
+            seconds = time.monotonic() - started
+            telemetry.answered(endpoint, status, seconds)
+            received = dict(headers).get(b"content-length", b"0")
+            client = scope.get("client")
+            log.info(
+                "%s %s %d", scope["method"], endpoint, status,
+                extra={"request_id": record.id, "access": {
+                    "method": scope["method"],
+                    "endpoint": endpoint,
+                    "status": status,
+                    "language": record.language,
+                    "verdict": record.verdict,
+                    "limit": record.limit,
+                    "runs": record.runs,
+                    "queue_ms": round(record.queue_seconds * 1000, 3),
+                    "run_ms": round(record.run_seconds * 1000, 3),
+                    "duration_ms": round(seconds * 1000, 3),
+                    "bytes_in": int(received) if received.isdigit() else None,
+                    "bytes_out": sent,
+                    "client": client[0] if client else None,
+                }},
+            )  # fmt: skip

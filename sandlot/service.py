@@ -28,11 +28,19 @@ class Health:
     busy: int
     queued: int
     cgroup_version: int
+    draining: bool
+    worker: int
+    workers: int
+    pid: int
 
 
 class Service:
-    def __init__(self, config: Config | None = None) -> None:
+    def __init__(self, config: Config | None = None, worker: int = 0, workers: int = 1) -> None:
+        """`worker` of `workers`: which server process this is (its config holds its share of
+        the slots, see `sandlot.api.server`)."""
         self.config = config or Config.load()
+        self.worker, self.workers = worker, workers
+        self.draining = False  # SIGTERM came: finish what runs, take nothing new
         self.registry = Registry(LANGUAGES, self.config.runtime_dir)
         self.jail: Jail | None = None
         self.executor: Executor | None = None
@@ -165,6 +173,10 @@ class Service:
             busy=adm.busy if adm else 0,
             queued=adm.waiting if adm else 0,
             cgroup_version=self.jail.cgroup_version if self.jail else 0,
+            draining=self.draining,
+            worker=self.worker,
+            workers=self.workers,
+            pid=os.getpid(),
         )
 
     def languages(self) -> list[dict[str, object]]:

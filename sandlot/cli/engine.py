@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
-from sandlot.config import SETTINGS
+from sandlot.config import SETTINGS, VARIABLES
 from sandlot.errors import SandlotError
 from sandlot.wire.run import RunCodeResponse
 
@@ -26,25 +26,27 @@ def serve(
     host: Annotated[str | None, typer.Option(help="bind address (default 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="port (default 8080)")] = None,
     slots: Annotated[int | None, typer.Option(help="concurrent runs (default: CPU count)")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="server processes sharing the slots (default: 1 per 16)")
+    ] = None,
+    insecure: Annotated[
+        bool,
+        typer.Option("--insecure", help="listen beyond loopback with no API keys (see README)"),
+    ] = False,
     config: ConfigOpt = None,
 ) -> None:
     """Start the HTTP server."""
     try:
-        import uvicorn
-
-        from sandlot.api import create_app
+        from sandlot.api import server
     except ImportError as exc:  # a client-only install
         raise fail(f"{SERVER_EXTRA} ({exc})") from None
-    from sandlot.service import Service
-
-    cfg = load_config(config, host=host, port=port, slots=slots)
-    service = Service(cfg).start()
-    if service.problem:
-        err.print(f"[red]isolation unavailable, no code will run:[/red] {service.problem}")
+    cfg = load_config(
+        config, host=host, port=port, slots=slots, workers=workers, insecure=insecure or None
+    )
     try:
-        uvicorn.run(create_app(service), host=cfg.host, port=cfg.port, log_level="warning")
-    finally:
-        service.close()  # also when uvicorn stops without running the app's shutdown
+        server.serve(cfg)
+    except (SandlotError, OSError) as exc:  # a setting it refuses, a port in use
+        raise fail(str(exc)) from None
 
 
 def run(
@@ -168,9 +170,12 @@ def setup(
 
 
 def show_config(config: ConfigOpt = None) -> None:
-    """Show every setting with its value and meaning."""
+    """Show every setting with its value and meaning, then the other variables sandlot reads."""
     cfg = load_config(config)
     table = Table("setting", "value", "env", "help")
     for s in SETTINGS:
-        table.add_row(s.name, str(getattr(cfg, s.name)), f"SANDLOT_{s.name.upper()}", s.help)
+        shown = "(set)" if s.name == "api_keys" and cfg.api_keys else str(getattr(cfg, s.name))
+        table.add_row(s.name, shown, s.env, s.help)
+    for name, meaning in VARIABLES.items():
+        table.add_row("", "", name, meaning)
     console.print(table)

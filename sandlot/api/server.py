@@ -1,0 +1,214 @@
+"""Serving: the listening socket, the server processes on it, and how they stop.
+
+`serve` binds the port once. With one worker (the default below 17 slots) it serves in this
+process. With N it becomes a supervisor: it starts N worker processes (`python -m
+sandlot.api.server`) that inherit the listening socket and accept from it, each with a disjoint
+share of the slots (its own uids `uid_base + k`, spawners, cgroups and state dir) and the same
+share of the queue. A worker with every slot of its own busy queues a request (or answers 504)
+even while another worker has a free one: the kernel hands connections to whichever worker
+accepts first, and a keep-alive connection stays on its worker. The supervisor restarts a
+worker that dies, and forwards SIGTERM; a worker dies with it (PR_SET_PDEATHSIG).
+
+Stopping (SIGTERM or Ctrl-C), in each worker: `/health` answers 503 at once; the server keeps
+answering for `drain_seconds` (a load balancer's time to notice), then stops accepting, lets
+runs in flight finish for up to `shutdown_grace` seconds, cancels the rest and tears the jail
+down (no process, mount, cgroup or state dir stays). A second signal skips the drain; a third
+the grace. A server killed outright leaves stale state that the next start removes
+(`jail.pool.clean_stale`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+import uvicorn
+
+from sandlot import telemetry
+from sandlot.config import Config, check_serving, worker_shares
+
+log = logging.getLogger("sandlot.server")
+PR_SET_PDEATHSIG = 1
+RESTART_DELAY = 1.0  # seconds before a dead worker is started again
+STOP_MARGIN = 30.0  # seconds past drain + grace before the supervisor kills a worker
+
+
+def serve(cfg: Config) -> None:
+    """Serve until stopped; SandlotError (nothing started) for settings it refuses."""
+    from sandlot.api import logs
+
+    check_serving(cfg, cfg.keys())
+    workers = cfg.worker_count()
+    shares = worker_shares(cfg.slots, workers)
+    logs.setup(cfg.log_format, cfg.log_level)
+    sock = _listen(cfg.host, cfg.port)
+    if workers == 1:
+        _serve_worker(cfg, 0, 1, sock)
+    else:
+        _Supervisor(cfg, shares, sock).run()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def share_config(cfg: Config, share: range) -> Config:
+    """A worker's settings: its slots, their uids, its part of the queue."""
+    queue = -(-cfg.queue_size * len(share) // cfg.slots)
+    return dataclasses.replace(
+        cfg, slots=len(share), uid_base=cfg.uid_base + share.start, queue_size=queue
+    )
+
+
+def _serve_worker(cfg: Config, index: int, workers: int, sock: socket.socket) -> None:
+    from sandlot.api import create_app
+    from sandlot.service import Service
+
+    service = Service(cfg, worker=index, workers=workers).start()
+    if service.problem:
+        log.error("isolation unavailable, no code will run: %s", service.problem)
+    server = _Server(
+        uvicorn.Config(
+            create_app(service), log_config=None, access_log=False, lifespan="on",
+            timeout_graceful_shutdown=cfg.shutdown_grace, server_header=False,
+        ),
+        service, cfg.drain_seconds,
+    )  # fmt: skip
+    try:
+        server.run(sockets=[sock])
+    finally:
+        service.close()  # also when uvicorn stops without running the app's shutdown
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server with a drain before its shutdown (see the module's docstring)."""
+
+    def __init__(self, config: uvicorn.Config, service: object, drain_seconds: float) -> None:
+        super().__init__(config)
+        self.service = service
+        self.drain_seconds = drain_seconds
+        self.drain_until: float | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.drain_until is None:
+            log.info("%s: draining for %gs, then stopping", signal.Signals(sig).name,
+                     self.drain_seconds)  # fmt: skip
+            self.service.draining = True  # type: ignore[attr-defined]
+            self.drain_until = time.monotonic() + self.drain_seconds
+        elif self.should_exit:
+            self.force_exit = True  # runs in flight are cancelled now
+        else:
+            self.should_exit = True
+
+    async def on_tick(self, counter: int) -> bool:
+        if self.drain_until is not None and time.monotonic() >= self.drain_until:
+            self.should_exit = True
+        return await super().on_tick(counter)
+
+
+class _Supervisor:
+    def __init__(self, cfg: Config, shares: list[range], sock: socket.socket) -> None:
+        self.cfg, self.shares, self.sock = cfg, shares, sock
+        self.procs: list[subprocess.Popen[bytes] | None] = [None] * len(shares)
+        self.stopping = False
+        state = Path(cfg.state_dir)
+        state.mkdir(mode=0o711, parents=True, exist_ok=True)
+        # Named after this process, so the jail's clean-up of stale state spares it while we run.
+        self.metrics_dir = state / f"{os.getpid()}-metrics"
+        shutil.rmtree(self.metrics_dir, ignore_errors=True)
+        self.metrics_dir.mkdir(mode=0o700)
+
+    def run(self) -> None:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._signalled)
+        try:
+            for index in range(len(self.shares)):
+                self._start(index)
+            while not self.stopping:
+                self._watch()
+                time.sleep(0.2)
+            self._stop()
+        finally:
+            for proc in self.procs:
+                if proc is not None and proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            shutil.rmtree(self.metrics_dir, ignore_errors=True)
+
+    def _start(self, index: int) -> None:
+        cfg = share_config(self.cfg, self.shares[index])
+        fd = self.sock.fileno()
+        args = (json.dumps(dataclasses.asdict(cfg)), index, len(self.shares), fd, os.getpid())
+        argv = [sys.executable, "-m", "sandlot.api.server", *map(str, args)]
+        env = {**os.environ, telemetry.MULTIPROCESS_ENV: str(self.metrics_dir)}
+        self.procs[index] = subprocess.Popen(argv, env=env, pass_fds=[self.sock.fileno()])
+
+    def _watch(self) -> None:
+        for index, proc in enumerate(self.procs):
+            if proc is not None and proc.poll() is not None and not self.stopping:
+                log.error("worker %d (pid %d) exited with %s; starting it again",
+                          index, proc.pid, proc.returncode)  # fmt: skip
+                telemetry.process_gone(proc.pid)
+                time.sleep(RESTART_DELAY)
+                self._start(index)
+
+    def _signalled(self, sig: int, frame: FrameType | None) -> None:
+        if self.stopping:  # a second signal: pass it on (skips the drain, then the grace)
+            self._forward(sig)
+            return
+        self.stopping = True
+        self._forward(signal.SIGTERM)
+
+    def _forward(self, sig: int) -> None:
+        for proc in self.procs:
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(sig)
+
+    def _stop(self) -> None:
+        self.sock.close()  # the workers' copies stay open until each has drained
+        deadline = time.monotonic() + self.cfg.drain_seconds + self.cfg.shutdown_grace + STOP_MARGIN
+        for proc in self.procs:
+            if proc is None:
+                continue
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.error("worker pid %d did not stop in time; killing it", proc.pid)
+                proc.kill()
+                proc.wait()
+            telemetry.process_gone(proc.pid)
+
+
+def _worker_main(argv: list[str]) -> None:
+    """A worker process of the supervisor: CONFIG_JSON INDEX WORKERS FD SUPERVISOR_PID."""
+    config_json, index, workers, fd, supervisor = argv
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the supervisor died: stop cleanly
+    if os.getppid() != int(supervisor):
+        return  # it died before we could ask
+    from sandlot.api import logs
+
+    cfg = Config(**json.loads(config_json))
+    logs.setup(cfg.log_format, cfg.log_level, worker=int(index))
+    _serve_worker(cfg, int(index), int(workers), socket.socket(fileno=int(fd)))
+
+
+if __name__ == "__main__":
+    _worker_main(sys.argv[1:])

@@ -4,6 +4,7 @@ parsing, the retry policy and the servers' bookkeeping. The twins only send."""
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from sandlot.wire.judge import EvalResult
 from sandlot.wire.run import RunCodeResponse
 
 DEFAULT_URL = "http://127.0.0.1:8080"
+API_KEY_ENV = "SANDLOT_API_KEY"
 RETRY_STATUS = 504  # the server is full; verl and the SandboxFusion client retry it too
 # Transport failures after which a request may go again, to another server when there is one:
 # it never reached a server, or the server went away (a crash, a restart) before answering.
@@ -46,6 +48,13 @@ class RetryPolicy:
             "retry": retry_if_exception(retryable),
             "reraise": True,
         }
+
+
+def auth_headers(api_key: str | None) -> dict[str, str]:
+    """The header that carries the server's API key: `api_key`, else $SANDLOT_API_KEY, else none
+    (a server without keys ignores it)."""
+    key = api_key or os.environ.get(API_KEY_ENV)
+    return {"Authorization": f"Bearer {key}"} if key else {}
 
 
 def retryable(exc: BaseException) -> bool:

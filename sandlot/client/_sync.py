@@ -15,6 +15,7 @@ from sandlot.client._base import (
     BaseClient,
     Files,
     RetryPolicy,
+    auth_headers,
 )
 from sandlot.client._sessions import Session
 from sandlot.wire.batch import RunBatchResponse
@@ -32,10 +33,13 @@ class Client(BaseClient):
         retries: int = 5,
         retry: RetryPolicy | None = None,
         cooldown: float = 5.0,
+        api_key: str | None = None,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         super().__init__(url, retry or RetryPolicy(attempts=retries + 1), cooldown)
-        self._http = httpx.Client(timeout=timeout, transport=transport)
+        self._http = httpx.Client(
+            timeout=timeout, transport=transport, headers=auth_headers(api_key)
+        )
 
     def _request(
         self, method: str, path: str, body: Any = None, timeout: float | None = None

@@ -1,0 +1,132 @@
+"""API keys over real HTTP: without, with a wrong and with a right key, in both headers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sandlot.client import Client
+from sandlot.errors import ServerError
+from tests.conftest import ROOT, STATE_ROOT, UID_BASE, Server, free_port, running_server
+
+KEY = "k-" + "a1" * 16
+FILE_KEY = "f-" + "b2" * 16
+RUN = {"code": "print(1)", "language": "python"}
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    keys = tmp_path_factory.mktemp("keys") / "keys"
+    keys.write_text(f"# the team's key\n{FILE_KEY}  # since May\n\n")
+    env = {"SANDLOT_API_KEYS": f"{KEY}, other-key-0123456789", "SANDLOT_API_KEYS_FILE": str(keys)}
+    with running_server("--slots", "1", env=env) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def api(keyed: Server) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=keyed.url, timeout=60) as c:
+        yield c
+
+
+def test_a_request_without_a_key_is_a_401_that_says_how(api: httpx.Client) -> None:
+    r = api.post("/run_code", json=RUN)
+    assert r.status_code == 401
+    assert "Authorization: Bearer KEY" in r.json()["detail"]
+    assert r.headers["www-authenticate"].startswith("Bearer")
+    assert api.get("/languages").status_code == 401
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": "Bearer wrong-key-0123456789abcdef"},
+        {"Authorization": f"Bearer {KEY[:-1]}"},  # a key short of one character
+        {"Authorization": f"Bearer {KEY}x"},
+        {"Authorization": f"Basic {KEY}"},  # the right key under another scheme
+        {"X-Auth-Token": KEY.upper()},
+        {"Authorization": "Bearer " + "x" * 6000},
+        {"Authorization": "Bearer"},
+    ],
+    ids=["wrong", "prefix", "suffix", "basic", "case", "huge", "empty"],
+)
+def test_a_wrong_key_is_a_401(api: httpx.Client, headers: dict[str, str]) -> None:
+    r = api.post("/run_code", json=RUN, headers=headers)
+    assert r.status_code == 401, r.text
+    assert "key" in r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": f"Bearer {KEY}"},
+        {"authorization": f"bearer {KEY}"},
+        {"X-Auth-Token": KEY},  # Judge0's header
+        {"Authorization": f"Bearer {FILE_KEY}"},  # from api_keys_file, comment stripped
+    ],
+    ids=["bearer", "lowercase", "x-auth-token", "file"],
+)
+def test_a_right_key_runs(api: httpx.Client, headers: dict[str, str]) -> None:
+    r = api.post("/run_code", json=RUN, headers=headers)
+    assert r.status_code == 200, r.text
+    assert r.json()["stdout"] == "1\n"
+
+
+def test_probes_stay_open_and_metrics_is_closed(api: httpx.Client) -> None:
+    assert api.get("/v1/ping").status_code == 200
+    assert api.get("/health").status_code == 200
+    assert api.get("/metrics").status_code == 401
+    assert api.get("/metrics", headers={"X-Auth-Token": KEY}).status_code == 200
+    # An open path is open to reads only: nothing that runs code gets through on it.
+    assert api.post("/health", json=RUN).status_code == 401
+
+
+def test_the_client_sends_its_key(keyed: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Client(keyed.url, api_key=KEY, retries=0) as c:
+        assert c.run_code("print(2)", "python").stdout == "2\n"
+    monkeypatch.setenv("SANDLOT_API_KEY", FILE_KEY)
+    with Client(keyed.url, retries=0) as c:
+        assert c.run_code("print(3)", "python").stdout == "3\n"
+    monkeypatch.setenv("SANDLOT_API_KEY", "not-the-key-0123456789")
+    with Client(keyed.url, retries=0) as c, pytest.raises(ServerError) as caught:
+        c.run_code("print(4)", "python")
+    assert caught.value.status_code == 401
+
+
+def test_metrics_open_serves_metrics_without_a_key() -> None:
+    env = {"SANDLOT_API_KEYS": KEY, "SANDLOT_METRICS_OPEN": "true"}
+    with running_server("--slots", "1", env=env) as srv, httpx.Client(base_url=srv.url) as c:
+        assert c.get("/metrics").status_code == 200
+        assert c.post("/run_code", json=RUN).status_code == 401
+
+
+def serve_fails(*args: str, env: dict[str, str] | None = None) -> str:
+    """`sandlot serve` that must refuse to start: its message."""
+    port = free_port()
+    proc = subprocess.run(
+        [sys.executable, "-m", "sandlot", "serve", "--port", str(port), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SANDLOT_STATE_DIR": f"{STATE_ROOT}/refused-{port}",
+             "SANDLOT_UID_BASE": str(UID_BASE), **(env or {})},
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert not Path(f"{STATE_ROOT}/refused-{port}").exists()  # refused before the jail started
+    return proc.stdout + proc.stderr
+
+
+def test_an_open_address_without_keys_is_refused() -> None:
+    out = serve_fails("--host", "0.0.0.0")
+    assert "refusing to listen on 0.0.0.0 with no API keys" in out and "--insecure" in out
+
+
+@pytest.mark.parametrize("key", ["short", "has space 0123456789", "caf\u00e9-0123456789abcdef"])
+def test_an_unusable_key_is_refused_at_start(key: str) -> None:
+    out = serve_fails("--host", "127.0.0.1", env={"SANDLOT_API_KEYS": key})
+    assert "API key 1 is not usable" in out
+    assert key not in out  # the message never echoes a key

@@ -7,6 +7,7 @@ executor decides who gets a slot).
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import shutil
@@ -25,6 +26,8 @@ from sandlot.jail.privileges import check_capabilities
 from sandlot.jail.seccomp import compile_filter
 from sandlot.jail.spec import Limits, Outcome, RunSpec
 from sandlot.jail.wire import CgroupPlace, SlotConfig
+
+log = logging.getLogger("sandlot.jail")
 
 BOX_BUILDERS = ("zygote", "bwrap")
 # How long past a run's own wall limit the jail waits for its spawner before declaring it lost.
@@ -103,7 +106,12 @@ class _Slot:
     def run(self, spec: RunSpec) -> Outcome:
         with self.lock:
             if self.proc is not None and self.proc.poll() is not None:
-                self.stop()  # it died between runs: nothing was lost, start a fresh one
+                # It died between runs: nothing was lost, a fresh one starts; the log tells.
+                log.warning(
+                    "slot %d: spawner (pid %d) exited with %s between runs; starting a fresh one",
+                    self.config.index, self.proc.pid, self.proc.returncode,
+                )  # fmt: skip
+                self.stop()
             if self.chan is None:
                 self.start()
             assert self.chan is not None

@@ -330,7 +330,7 @@ def worker_shares(slots: int, workers: int) -> list[range]:
     """Which slots (so which uids, uid_base + k) each worker owns: disjoint, near-equal parts."""
     if not 1 <= workers <= slots:
         raise SandlotError(
-            f"workers={workers} needs 1 to {slots} slots' worth of slots (slots={slots})"
+            f"workers={workers} must be from 1 to slots={slots}: each worker owns at least a slot"
         )
     size, extra = divmod(slots, workers)
     out, start = [], 0

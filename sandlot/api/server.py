@@ -155,10 +155,16 @@ class _Supervisor:
     def _start(self, index: int) -> None:
         cfg = share_config(self.cfg, self.shares[index])
         fd = self.sock.fileno()
-        args = (json.dumps(dataclasses.asdict(cfg)), index, len(self.shares), fd, os.getpid())
+        args = (index, len(self.shares), fd, os.getpid())
         argv = [sys.executable, "-m", "sandlot.api.server", *map(str, args)]
         env = {**os.environ, telemetry.MULTIPROCESS_ENV: str(self.metrics_dir)}
-        self.procs[index] = subprocess.Popen(argv, env=env, pass_fds=[self.sock.fileno()])
+        proc = subprocess.Popen(argv, env=env, pass_fds=[fd], stdin=subprocess.PIPE)
+        # The settings go on a pipe, not the command line: any user may read a command line
+        # (`ps`), and the settings hold the API keys.
+        assert proc.stdin is not None
+        with proc.stdin:
+            proc.stdin.write(json.dumps(dataclasses.asdict(cfg)).encode())
+        self.procs[index] = proc
 
     def _watch(self) -> None:
         for index, proc in enumerate(self.procs):
@@ -197,8 +203,10 @@ class _Supervisor:
 
 
 def _worker_main(argv: list[str]) -> None:
-    """A worker process of the supervisor: CONFIG_JSON INDEX WORKERS FD SUPERVISOR_PID."""
-    config_json, index, workers, fd, supervisor = argv
+    """A worker process of the supervisor: INDEX WORKERS FD SUPERVISOR_PID, the settings as
+    JSON on stdin."""
+    index, workers, fd, supervisor = argv
+    config_json = sys.stdin.read()
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)  # the supervisor died: stop cleanly
     if os.getppid() != int(supervisor):

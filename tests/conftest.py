@@ -180,3 +180,17 @@ def assert_nothing_left(server: Server) -> None:
         state.rmdir()
     leftovers = list(Path("/sys/fs/cgroup").glob(f"*/**/sandlot-{server.proc.pid}-*"))
     assert leftovers == []
+
+
+def serve_fails(*args: str, env: dict[str, str] | None = None) -> str:
+    """`sandlot serve` that must refuse to start: its message."""
+    port = free_port()
+    proc = subprocess.run(
+        [sys.executable, "-m", "sandlot", "serve", "--port", str(port), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        env={**os.environ, "SANDLOT_STATE_DIR": f"{STATE_ROOT}/refused-{port}",
+             "SANDLOT_UID_BASE": str(UID_BASE), **(env or {})},
+    )  # fmt: skip
+    assert proc.returncode != 0
+    assert not Path(f"{STATE_ROOT}/refused-{port}").exists()  # refused before the jail started
+    return proc.stdout + proc.stderr

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from sandlot.client import Client
 from sandlot.errors import ServerError
-from tests.conftest import ROOT, STATE_ROOT, UID_BASE, Server, free_port, running_server
+from tests.conftest import Server, running_server, serve_fails
+
+pytestmark = pytest.mark.root
 
 KEY = "k-" + "a1" * 16
 FILE_KEY = "f-" + "b2" * 16
@@ -104,20 +102,6 @@ def test_metrics_open_serves_metrics_without_a_key() -> None:
     with running_server("--slots", "1", env=env) as srv, httpx.Client(base_url=srv.url) as c:
         assert c.get("/metrics").status_code == 200
         assert c.post("/run_code", json=RUN).status_code == 401
-
-
-def serve_fails(*args: str, env: dict[str, str] | None = None) -> str:
-    """`sandlot serve` that must refuse to start: its message."""
-    port = free_port()
-    proc = subprocess.run(
-        [sys.executable, "-m", "sandlot", "serve", "--port", str(port), *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
-        env={**os.environ, "SANDLOT_STATE_DIR": f"{STATE_ROOT}/refused-{port}",
-             "SANDLOT_UID_BASE": str(UID_BASE), **(env or {})},
-    )  # fmt: skip
-    assert proc.returncode != 0
-    assert not Path(f"{STATE_ROOT}/refused-{port}").exists()  # refused before the jail started
-    return proc.stdout + proc.stderr
 
 
 def test_an_open_address_without_keys_is_refused() -> None:

@@ -16,6 +16,8 @@ import pytest
 
 from tests.conftest import Server, running_server
 
+pytestmark = pytest.mark.root
+
 RUN = {"code": "print(1)", "language": "python"}
 ACCESS_FIELDS = {"endpoint", "status", "language", "verdict", "limit", "queue_ms", "run_ms",
                  "bytes_in", "bytes_out", "client", "request_id"}  # fmt: skip

@@ -12,6 +12,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import Server, running_server
 
+pytestmark = pytest.mark.root
+
 CPP = '#include <cstdio>\nint main(){std::puts("hi");}\n'
 HUMANEVAL_0 = (
     "```python\ndef has_close_elements(numbers, threshold):\n    return any("

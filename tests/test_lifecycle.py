@@ -179,6 +179,22 @@ def test_two_workers_share_the_port_the_slots_and_the_metrics() -> None:
     assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
 
 
+def test_workers_stop_cleanly_when_their_supervisor_is_killed(started) -> None:
+    srv = started("--slots", "2", "--workers", "2")
+    pids = worker_pids(srv)
+    assert len(pids) == 2
+    srv.proc.kill()  # no SIGTERM to forward: each worker gets its own from the kernel
+    srv.proc.wait()
+    until(lambda: not any(Path(f"/proc/{p}").exists() for p in pids.values()), "workers gone")
+    # the fixture checks that the workers left no box, mount or cgroup; the state dir keeps the
+    # dead supervisor's metrics files, which the next start removes
+    leftover = [p.name for p in Path(srv.state_dir).iterdir()]
+    assert leftover == [f"{srv.proc.pid}-metrics"]
+    second = started("--slots", "1", env={"SANDLOT_STATE_DIR": srv.state_dir})
+    assert not (Path(srv.state_dir) / leftover[0]).exists()
+    second.stop()
+
+
 @pytest.mark.parametrize(
     ("args", "env", "message"),
     [

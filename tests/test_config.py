@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import pwd
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,14 @@ def test_the_variables_the_code_reads_are_the_ones_it_knows() -> None:
     assert named - known == set()
     assert set(VARIABLES) - named == set()
     assert settings_env <= known
+
+
+def test_sandlot_config_lists_every_variable_and_hides_the_keys() -> None:
+    key = "secret-" + "d4" * 12
+    env = {"PATH": os.environ["PATH"], "COLUMNS": "250", "SANDLOT_API_KEYS": key}
+    done = subprocess.run([sys.executable, "-m", "sandlot", "config"], cwd=ROOT, env=env,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert key not in done.stdout and "(set)" in done.stdout
+    for name in [*(s.env for s in SETTINGS), *VARIABLES]:
+        assert name in done.stdout

@@ -3,18 +3,30 @@ request with the request's ID, jail errors logged with their cause."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import pty
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import httpx
 import pytest
 
-from tests.conftest import Server, running_server
+from tests.conftest import (
+    ROOT,
+    STATE_ROOT,
+    UID_BASE,
+    Server,
+    assert_nothing_left,
+    free_port,
+    running_server,
+)
 
 pytestmark = pytest.mark.root
 
@@ -149,3 +161,44 @@ def test_text_logs_when_asked() -> None:
         lines = srv.log.read().decode().splitlines()
     line = next(x for x in lines if "[text-1]" in x)
     assert "sandlot.access GET /v1/ping 200" in line and not line.startswith("{")
+
+
+def test_a_terminal_gets_text_logs() -> None:
+    """`log_format = auto` (the default): a person at a terminal reads text, not JSON."""
+    master, terminal = pty.openpty()
+    port = free_port()
+    state_dir = f"{STATE_ROOT}/tty-{port}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sandlot", "serve", "--port", str(port), "--slots", "1"],
+        cwd=ROOT, stdout=terminal, stderr=terminal,
+        env={**os.environ, "SANDLOT_STATE_DIR": state_dir, "SANDLOT_UID_BASE": str(UID_BASE)},
+    )  # fmt: skip
+    os.close(terminal)
+    shown = bytearray()
+
+    def read() -> None:
+        with contextlib.suppress(OSError):  # EIO once the server closed the terminal
+            while chunk := os.read(master, 4096):
+                shown.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/v1/ping", headers={"X-Request-ID": "tty-1"}).status_code:
+                    break
+            time.sleep(0.2)
+        for _ in range(50):
+            if b"[tty-1]" in shown:
+                break
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(60)
+        reader.join()
+        os.close(master)
+    line = next(x for x in bytes(shown).decode().splitlines() if "[tty-1]" in x)
+    assert "sandlot.access GET /v1/ping 200" in line and not line.startswith("{")
+    assert_nothing_left(SimpleNamespace(state_dir=state_dir, proc=proc))

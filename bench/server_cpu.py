@@ -11,7 +11,7 @@ and boxes under them. Kinds:
   of the spawner's channel, the response), the box's own work excluded.
 
     .venv/bin/python bench/server_cpu.py [--duration S] [--workers 1,2] [--concurrency C]
-                                         [--out FILE.json]
+                                         [--fresh] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / TICK
 
 
-def load(url: str, kind: str, duration: float, concurrency: int) -> tuple[int, int]:
+def load(url: str, kind: str, duration: float, concurrency: int, fresh: bool) -> tuple[int, int]:
     method, path, body, want = KINDS[kind]
     done, bad = [0] * concurrency, [0] * concurrency
     stop = time.monotonic() + duration
@@ -63,7 +63,9 @@ def load(url: str, kind: str, duration: float, concurrency: int) -> tuple[int, i
     def worker(i: int) -> None:
         with httpx.Client(base_url=url, timeout=60) as c:
             while time.monotonic() < stop:
-                r = c.request(method, path, json=body)
+                # A fresh connection may reach any worker; a kept one stays on its worker.
+                headers = {"Connection": "close"} if fresh else None
+                r = c.request(method, path, json=body, headers=headers)
                 done[i] += 1
                 bad[i] += r.status_code != want
 
@@ -75,7 +77,7 @@ def load(url: str, kind: str, duration: float, concurrency: int) -> tuple[int, i
     return sum(done), sum(bad)
 
 
-def measure(workers: int, slots: int, duration: float, concurrency: int) -> list[dict]:
+def measure(workers: int, slots: int, duration: float, concurrency: int, fresh: bool) -> list[dict]:
     port = 18500 + workers
     env = {**os.environ, "SANDLOT_STATE_DIR": STATE_DIR, "SANDLOT_UID_BASE": str(UID_BASE),
            "SANDLOT_LOG_LEVEL": "warning"}  # fmt: skip
@@ -96,12 +98,12 @@ def measure(workers: int, slots: int, duration: float, concurrency: int) -> list
         pids = server_pids(proc.pid)
         rows = []
         for kind in KINDS:
-            load(url, kind, 1.0, concurrency)  # warm-up
+            load(url, kind, 1.0, concurrency, fresh)  # warm-up
             cpu0, t0 = cpu_seconds(pids), time.monotonic()
-            n, bad = load(url, kind, duration, concurrency)
+            n, bad = load(url, kind, duration, concurrency, fresh)
             cpu, wall = cpu_seconds(pids) - cpu0, time.monotonic() - t0
             rows.append({
-                "workers": workers, "kind": kind, "requests": n, "unexpected": bad,
+                "workers": workers, "kind": kind, "fresh": fresh, "requests": n, "unexpected": bad,
                 "requests_per_s": round(n / wall, 1),
                 "server_cpu_ms_per_request": round(cpu * 1000 / n, 3),
                 "ceiling_per_worker_per_s": round(n / cpu) if cpu else None,
@@ -119,11 +121,12 @@ def main() -> None:
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--slots", type=int, default=2)
     ap.add_argument("--concurrency", type=int, default=4)
+    ap.add_argument("--fresh", action="store_true", help="a new connection per request")
     ap.add_argument("--out")
     args = ap.parse_args()
     rows = []
     for w in (int(x) for x in args.workers.split(",")):
-        rows += measure(w, args.slots, args.duration, args.concurrency)
+        rows += measure(w, args.slots, args.duration, args.concurrency, args.fresh)
     if args.out:
         Path(args.out).write_text(json.dumps(rows, indent=1) + "\n")
 

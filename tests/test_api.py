@@ -352,6 +352,9 @@ NUMERIC = {  # route -> (a body it accepts, every numeric field in it, as a dott
     "/repo_tests": ({"cmd": "true"}, ["timeout"]),
     "/code": ({"repo": "/nonexistent", "message": "x"},
               ["max_attempts", "timeout", "test_timeout", "llm_grace"]),
+    "/run_jupyter": ({"cells": ["1"]}, ["cell_timeout", "total_timeout", "memory_limit_MB"]),
+    "/sessions": ({"language": "python"}, ["idle_timeout", "lifetime", "memory_limit_MB"]),
+    "/sessions/{session_id}/execute": ({"code": "1"}, ["timeout"]),
 }  # fmt: skip
 CASES = [(route, path) for route, (_, paths) in NUMERIC.items() for path in paths]
 

@@ -459,10 +459,12 @@ def record_cds(
     archive = Path(where.format(runtime=runtime))
     stamp = archive.with_name(f".{archive.name}.stamp")
     # The archive is written by the JVM that records it; it cannot also map a previous one.
+    # (A launcher such as javac passes JVM options on as -J-XX:...)
+    share = r"(-J)?-XX:SharedArchiveFile=\S+"
     argv = [
-        re.sub(r" ?-XX:SharedArchiveFile=\S+", "", part)
+        re.sub(f" ?{share}", "", part)
         for part in row.argv(template, runtime, 1024)
-        if not part.startswith("-XX:SharedArchiveFile=")
+        if not re.fullmatch(share, part)
     ]
     java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
     java_line = java.splitlines()[0] if java else ""

@@ -197,7 +197,6 @@ class Executor:
             result.error = reason
             return result
         files = {**req.files, row.source: row.program(req.code).encode()}
-        memory_mb = self._memory_mb(req)
         try:
             async with self.admission.slot() as slot:
                 if row.compile is not None:
@@ -206,15 +205,33 @@ class Executor:
                     if not build.outcome.ok:
                         return result
                     files = {**files, **build.artifacts}
-                spec = self._spec(
-                    row, row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
-                    limits=self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb),
-                )  # fmt: skip
-                result.run = await self._jail_run(slot, spec, row.name, "run")
+                result.run = await self._jail_run(
+                    slot, self._run_spec(row, req, files), row.name, "run"
+                )
                 result.files, result.run.files = result.run.files, {}
         except JailError as exc:
             result.error = str(exc)
         return result
+
+    def _run_spec(self, row: Language, req: CodeRequest, files: dict[str, bytes]) -> RunSpec:
+        memory_mb = self._memory_mb(req)
+        return self._spec(
+            row, row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
+            limits=self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb),
+        )  # fmt: skip
+
+    async def run_step(self, req: CodeRequest) -> RunSpec | None:
+        """The box `execute` runs for a request after its build (made or found in the compile
+        cache), or None when it does not build: what a benchmark runs to price the executor's
+        own work, or runs bare to price the box."""
+        row = self.check(req)
+        files = {**req.files, row.source: row.program(req.code).encode()}
+        if row.compile is not None:
+            build, _ = await self._build(None, row, files, req)
+            if not build.outcome.ok:
+                return None
+            files = {**files, **build.artifacts}
+        return self._run_spec(row, req, files)
 
     async def run_tests(self, req: CodeRequest, cases: list[TestCase]) -> TestRun:
         """Build once, then every case in its own box, in parallel across the slots."""

@@ -1,0 +1,269 @@
+"""What the start-up caches of the languages table may and may not change.
+
+JVM rows map class-data archives `sandlot setup` recorded (javac's, kotlinc's, scalac's, Scala's
+runtime): a run in the jail takes its classes from them, prints exactly what it prints without
+them, works the same (only slower) when an archive is missing, stale (recorded for another class
+path, as after a JDK or jar upgrade) or not an archive at all, and cannot change one for the
+next run. Node rows keep their snapshot's hash seed, which no script can observe. Real runs in
+the real jail, through the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import hashlib
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sandlot import install
+from sandlot.config import Config
+from sandlot.executor import CodeRequest, Execution, Executor
+from sandlot.languages import LANGUAGES, Language, Registry
+from sandlot.languages.table import JAVAC_SAMPLE
+from sandlot.service import Service
+from tests.test_languages import HELLO
+
+STATE = f"/run/sandlot-warmtest-{os.getpid()}"
+ARCHIVE = re.compile(r"-XX:SharedArchiveFile=\S+")
+JUNIT_HELLO = (
+    "import org.junit.jupiter.api.Test;\n"
+    'public class MainTest { @Test void t() { System.out.println("hello"); } }\n'
+)
+
+
+def archived(row: Language) -> bool:
+    return any(ARCHIVE.search(part) for part in (*(row.compile or ()), *row.run))
+
+
+PROGRAMS = {**HELLO, "junit": JUNIT_HELLO}
+ARCHIVED = sorted(row.name for row in LANGUAGES if archived(row) and row.name in PROGRAMS)
+
+
+def rewritten(row: Language, pattern: re.Pattern[str], new: str, name: str = "") -> Language:
+    """The row with `pattern` replaced by `new` in its compile and run argv templates."""
+
+    def swap(template: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        return None if template is None else tuple(pattern.sub(new, p) for p in template)
+
+    return dataclasses.replace(
+        row, name=name or row.name, compile=swap(row.compile), run=swap(row.run)
+    )
+
+
+def with_archive(row: Language, variant: str) -> Language:
+    """The row with each archive it maps replaced by `variant`.jsa in the work dir."""
+    return rewritten(row, ARCHIVE, f"-XX:SharedArchiveFile={variant}.jsa", f"{row.name}-{variant}")
+
+
+def logged(row: Language) -> Language:
+    """The row with the JVM's class-loading log on stdout, where JVM_QUIET silences CDS."""
+    return rewritten(row, re.compile(re.escape("-Xlog:cds*=off:stderr")), "-Xlog:class+load:stdout")
+
+
+def execute(service: Service, row: Language, code: str, files: dict[str, bytes]) -> Execution:
+    """One request for `row` (which need not be in the service's table), compile cache empty."""
+    executor = Executor(service.config, service.jail, Registry([row], service.config.runtime_dir))
+    try:
+        return asyncio.run(
+            executor.execute(
+                CodeRequest(language=row.name, code=code, files=files, compile_timeout=120,
+                            run_timeout=60)
+            )
+        )  # fmt: skip
+    finally:
+        executor.close()
+
+
+# JUnit's console launcher reports how long the tests took: the one line that differs by run.
+ELAPSED = re.compile(rb"Test run finished after \d+ ms")
+
+
+def seen(result: Execution) -> tuple:
+    """All a caller sees of a result: each step's output and how it ended."""
+    return tuple(
+        (ELAPSED.sub(b"", step.stdout), step.stderr, step.exit_code, step.signal, step.limit)
+        if step
+        else None
+        for step in (result.compile, result.run)
+    )
+
+
+@functools.cache
+def cold(service: Service, name: str) -> tuple:
+    """What the row's program shows with no archive mapped at all."""
+    row = with_archive(service.registry.get(name), "missing")
+    return seen(execute(service, row, PROGRAMS[name], {}))
+
+
+@pytest.fixture(scope="module")
+def service():
+    config = Config.load(slots=1, uid_base=64300, state_dir=STATE)
+    service = Service(config).start()
+    assert service.problem is None, service.problem
+    yield service
+    service.close()
+
+
+@pytest.fixture(scope="module")
+def stale_archive(tmp_path_factory) -> bytes:
+    """A real archive, recorded for another class path: the JVM must refuse it."""
+    path = tmp_path_factory.mktemp("stale") / "stale.jsa"
+    subprocess.run(
+        ["/usr/bin/java", f"-XX:ArchiveClassesAtExit={path}",
+         "-cp", "/usr/share/java/javatuples.jar", "-version"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("variant", ["missing", "stale", "garbage"])
+@pytest.mark.parametrize("name", ARCHIVED)
+def test_a_missing_or_stale_archive_only_slows_a_run(service, stale_archive, name, variant):
+    base = service.registry.get(name)
+    if not service.registry.available(name).available:
+        pytest.fail(f"{name} is not installed: run `make setup`")
+    row = with_archive(base, variant)
+    contents = {"stale": stale_archive, "garbage": b"not a class-data archive\n" * 100}
+    files = {f"{variant}.jsa": contents[variant]} if variant in contents else {}
+    result = execute(service, row, PROGRAMS[name], files)
+    assert result.error is None, result.error
+    assert result.compile is not None and result.compile.ok, result.compile
+    # javac, kotlinc and scalac print nothing for a program that compiles: nor about an archive.
+    assert result.compile.stdout == result.compile.stderr == b""
+    assert result.run is not None and result.run.ok, result.run
+    assert b"hello" in result.run.stdout and result.run.stderr == b""
+
+
+@pytest.mark.parametrize("name", ARCHIVED)
+def test_the_archives_change_nothing_a_caller_sees(service, name):
+    """Compile and run output, exit codes and signals: the same as with no archive mapped."""
+    result = execute(service, service.registry.get(name), PROGRAMS[name], {})
+    assert result.error is None, result.error
+    assert seen(result) == cold(service, name)
+
+
+@pytest.mark.parametrize("name", ARCHIVED)
+def test_the_jail_maps_each_archive_a_row_names(service, name):
+    """In the box, the steps that name a row's archive load classes from it ("shared objects
+    file (top)" is the JVM's name for an archive given by -XX:SharedArchiveFile)."""
+    row = logged(service.registry.get(name))
+    result = execute(service, row, PROGRAMS[name], {})
+    assert result.error is None, result.error
+    for step, template in ((result.compile, row.compile), (result.run, row.run)):
+        if template and any(ARCHIVE.search(part) for part in template):
+            assert step is not None and step.ok, step
+            assert b"source: shared objects file (top)" in step.stdout, step.stdout[-2000:]
+
+
+def digests(paths: list[Path]) -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+ARCHIVE_ATTACK = """\
+import java.io.*;
+import java.nio.file.*;
+public class Main {
+  static void attempt(String what, Callable c) {
+    try { c.call(); System.out.println("CHANGED " + what); }
+    catch (Exception e) { System.out.println("refused " + what); }
+  }
+  interface Callable { void call() throws Exception; }
+  public static void main(String[] args) throws Exception {
+    for (String path : new String[] {%s}) {
+      File f = new File(path);
+      attempt("append " + f.getName(), () -> { try (var o = new FileOutputStream(f, true)) {
+        o.write(new byte[4096]); } });
+      attempt("replace " + f.getName(), () -> Files.move(Files.write(
+        Paths.get(f.getParent(), ".x"), new byte[] {1}), f.toPath(),
+        StandardCopyOption.REPLACE_EXISTING));
+      attempt("chmod " + f.getName(), () -> { if (!f.setWritable(true, false)) throw new
+        IOException(); });
+    }
+    // A JVM asked to (re)record an archive at exit, or to dump the JDK's default one.
+    for (String[] argv : new String[][] {
+        {"/usr/bin/java", "-XX:ArchiveClassesAtExit=%s", "-version"},
+        {"/usr/bin/java", "-Xshare:dump"}}) {
+      Process p = new ProcessBuilder(argv).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      System.out.println("jvm exited " + (p.waitFor() >= 0));
+    }
+    System.out.println("hello");
+  }
+}
+"""
+
+
+def test_a_run_cannot_change_an_archive_for_the_next(service):
+    """A program appends to, replaces and re-records every archive a JVM here maps (sandlot's
+    and the JDK's own): each is refused (the archives are bound read-only), the files are
+    unchanged, and the next run prints exactly what it printed before."""
+    runtime = Path(service.config.runtime_dir)
+    jdk = Path(os.path.realpath("/usr/bin/java")).parents[1] / "lib" / "server"
+    archives = sorted((runtime / "cds").glob("*.jsa")) + sorted(jdk.glob("*.jsa"))
+    assert any(p.name == "javac.jsa" for p in archives), "run `sandlot setup --languages java`"
+    before = digests(archives)
+    java = service.registry.get("java")
+    first = execute(service, java, JAVAC_SAMPLE, {})
+    assert first.run is not None and first.run.ok, first.run
+    listed = ", ".join(f'"{p}"' for p in archives)
+    attack = execute(service, java, ARCHIVE_ATTACK % (listed, runtime / "cds" / "javac.jsa"), {})
+    assert attack.run is not None and attack.run.ok, attack.run
+    lines = attack.run.stdout.decode().splitlines()
+    assert lines[-1] == "hello" and len(lines) == 3 * len(archives) + 3, lines
+    assert all(line.startswith(("refused ", "jvm exited ")) for line in lines[:-1]), lines
+    assert digests(archives) == before
+    assert seen(execute(service, java, JAVAC_SAMPLE, {})) == seen(first)
+
+
+def test_setup_records_javacs_archive_and_javac_maps_it(tmp_path):
+    """The java row's archive, recorded into a runtime dir of its own: a second setup finds it
+    current, and javac loads its own classes from it."""
+    row = next(r for r in LANGUAGES if r.name == "java")
+    tmp_path.chmod(0o755)
+    setup = install.Setup(tmp_path, (row,), log=lambda line: None)
+    assert "javac.jsa recorded" in install.ensure_cds(setup)
+    assert "already present" in install.ensure_cds(setup)
+    (tmp_path / "Main.java").write_text(HELLO["java"])
+    argv = [a.replace("-Xlog:cds*=off:stderr", "-Xlog:class+load:stdout")
+            for a in row.argv(row.compile, str(tmp_path), 1024)]  # fmt: skip
+    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=True)
+    from_archive = [line for line in done.stdout.splitlines() if "(top)" in line]
+    assert any("com.sun.tools.javac" in line for line in from_archive), done.stdout[-2000:]
+
+
+def test_run_step_is_the_box_execute_runs(service):
+    executor = service.require_executor()
+    req = CodeRequest(language="c", code=HELLO["c"])
+    spec = asyncio.run(executor.run_step(req))
+    assert spec is not None and spec.argv == ("./main",) and "main" in spec.files
+    outcome = asyncio.run(executor.run_box(spec))
+    assert outcome.ok and outcome.stdout == b"hello\n"
+    assert asyncio.run(executor.run_step(CodeRequest(language="c", code="int main(){"))) is None
+
+
+def test_hash_seed_of_node_is_not_observable(run):
+    """Node keeps its snapshot's hash seed (--no-rehash-snapshot): insertion order still rules."""
+    code = (
+        "const o = {}; const m = new Map(); const keys = [];\n"
+        "for (let i = 0; i < 2000; i++) { const k = 'k' + ((i * 7919) % 2000); keys.push(k);"
+        " o[k] = i; m.set(k, i); }\n"
+        "console.log(Object.keys(o).join() === keys.join() && [...m.keys()].join() === keys.join())"
+    )
+    out = run(code, "nodejs")
+    assert out["status"] == "Success", out
+    assert out["run_result"]["stdout"] == "true\n"
+
+
+def test_stamp_paths_are_what_the_rows_map():
+    """Every archive a row maps is one `sandlot setup` records (or javac's, which java records)."""
+    recorded = {p for row in LANGUAGES for p in (row.cds, row.run_cds) if p}
+    for row in LANGUAGES:
+        for part in (*(row.compile or ()), *row.run):
+            for found in ARCHIVE.findall(part):
+                assert found.split("=", 1)[1] in recorded, (row.name, found)

@@ -11,13 +11,18 @@ For each language the same hello-world program (the one tests/test_languages.py 
 - *bare*: the same argv on the same files, outside the jail, as a subprocess of this process
   with the box's environment: what the toolchain itself costs.
 
+With `--before-table FILE` (another version's sandlot/languages/table.py, e.g. `git show
+main:sandlot/languages/table.py > /tmp/table.py`) each repetition also runs that table's box and
+bare run of each language whose row it has otherwise, interleaved with this one's: a change to
+a row measured before and after under the same load.
+
 Medians go to a JSON file and the README's languages table is rewritten from the registry and
 these numbers. The compile-cache target is checked for every compiled language: a cached
 request costs at most its box run + 1 ms, and where the compiler takes at least 9 runs' time
-(compile wall ≥ 9 × box wall), cold / cached ≥ 10×.
+(compile wall >= 9 x box wall), cold / cached >= 10x.
 
     .venv/bin/python bench/languages.py [--reps 7] [--languages a,b] [--out bench/languages.json]
-                                        [--no-readme]
+                                        [--no-readme] [--before-table FILE]
 
 Runs as root (the jail needs it), beside any server: its own state dir and uid range.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -45,11 +51,12 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))  # the hello-world programs the tes
 from test_languages import HELLO, RUN_TIMEOUT  # noqa: E402
 
 from sandlot.config import Config  # noqa: E402
-from sandlot.executor import CodeRequest  # noqa: E402
+from sandlot.executor import CodeRequest, Executor  # noqa: E402
 from sandlot.executor.cache import CompileCache  # noqa: E402
 from sandlot.jail import RunSpec  # noqa: E402
 from sandlot.jail.bwrap import DEFAULT_ENV  # noqa: E402
 from sandlot.jail.workdir import write_files  # noqa: E402
+from sandlot.languages import Language, Registry  # noqa: E402
 from sandlot.languages.docs import update_readme  # noqa: E402
 from sandlot.service import Service  # noqa: E402
 
@@ -87,9 +94,9 @@ async def through_engine(service: Service, language: str, cold: bool) -> dict[st
     }
 
 
-async def in_box(service: Service, spec: RunSpec) -> dict[str, Any]:
+async def in_box(executor: Executor, spec: RunSpec) -> dict[str, Any]:
     start, own = time.perf_counter(), time.process_time()
-    outcome = await service.require_executor().run_box(spec)
+    outcome = await executor.run_box(spec)
     wall, own = time.perf_counter() - start, time.process_time() - own
     ok = outcome.ok and outcome.stdout == b"hello\n"
     return {
@@ -116,6 +123,29 @@ def bare(spec: RunSpec, workdir: Path) -> dict[str, Any]:
     return {"wall": wall, "cpu": cpu, "error": error}
 
 
+async def box_and_bare(
+    executor: Executor, name: str, workdir: Path
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The run step of a request (its build from the executor's compile cache) in a box, then
+    bare; None when it does not build."""
+    spec = await executor.run_step(request(name))
+    if spec is None:
+        return None
+    box = await in_box(executor, spec)
+    workdir.mkdir()
+    write_files(str(workdir), spec.files, os.getuid(), os.getgid())  # as the jail does
+    return box, bare(spec, workdir)
+
+
+def load_table(path: Path) -> tuple[Language, ...]:
+    """The languages table of another version of sandlot/languages/table.py."""
+    spec = importlib.util.spec_from_file_location("sandlot_table_before", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.LANGUAGES
+
+
 def _why(*steps: Any) -> str:
     for step in steps:
         if step is not None and not step.ok:
@@ -128,9 +158,17 @@ def median(values: list[float | None]) -> float | None:
     return round(statistics.median(present), 4) if present else None
 
 
-async def measure_one(service: Service, name: str, reps: int) -> dict[str, Any]:
-    compiled = service.registry.get(name).compile is not None
-    series: dict[str, list[dict[str, Any]]] = {"cold": [], "cached": [], "box": [], "bare": []}
+async def measure_one(
+    service: Service, name: str, reps: int, before: Executor | None
+) -> dict[str, Any]:
+    row = service.registry.get(name)
+    compiled = row.compile is not None
+    executors = {"": service.require_executor()}
+    if before is not None and before.registry.rows.get(name) not in (None, row):
+        executors["before_"] = before  # only a row the other table has otherwise
+    series: dict[str, list[dict[str, Any]]] = {
+        "cold": [], "cached": [], **{f"{p}{v}": [] for p in executors for v in ("box", "bare")}
+    }  # fmt: skip
     errors: list[str] = []
     with tempfile.TemporaryDirectory(prefix="sandlot-bench-bare-") as tmp:
         for rep in range(reps):
@@ -139,15 +177,13 @@ async def measure_one(service: Service, name: str, reps: int) -> dict[str, Any]:
             series["cached"].append(cached)
             if compiled and cached["error"] is None and not cached["cached"]:
                 errors.append("the second submission was not served by the compile cache")
-            spec = await service.require_executor().run_step(request(name))
-            if spec is None:
-                errors.append("the build failed")
-                break
-            series["box"].append(await in_box(service, spec))
-            workdir = Path(tmp) / str(rep)
-            workdir.mkdir()
-            write_files(str(workdir), spec.files, os.getuid(), os.getgid())  # as the jail does
-            series["bare"].append(bare(spec, workdir))
+            for prefix, executor in executors.items():
+                runs = await box_and_bare(executor, name, Path(tmp) / f"{prefix}{rep}")
+                if runs is None:
+                    errors.append(f"the {prefix}build failed")
+                    break
+                series[f"{prefix}box"].append(runs[0])
+                series[f"{prefix}bare"].append(runs[1])
     errors += [e for runs in series.values() for r in runs if (e := r["error"]) is not None]
     entry: dict[str, Any] = {"compiled": compiled}
     for variant, runs in series.items():
@@ -191,21 +227,30 @@ def line(name: str, entry: dict[str, Any]) -> str:
     )
     text = f"{name:14} {times} bare {ms(entry['bare_median_s'])} ms"
     text += f"  (cpu: box {ms(entry['box_cpu_median_s'])} bare {ms(entry['bare_cpu_median_s'])})"
+    if "before_box_median_s" in entry:
+        text += (
+            f"  before: box {ms(entry['before_box_median_s'])} bare "
+            f"{ms(entry['before_bare_median_s'])} ms (cpu: box "
+            f"{ms(entry['before_box_cpu_median_s'])} bare {ms(entry['before_bare_cpu_median_s'])})"
+        )
     if "ratio" in entry:
         applies = "" if entry["ratio_applies"] else " (n/a)"
         text += (
             f"  +{entry['overhead_ms']:.2f} ms over box, compiler {entry['compiler_runs']:.0f} "
-            f"runs, ratio {entry['ratio']:.1f}x{applies} {'ok' if entry['meets_target'] else 'MISS'}"
+            f"runs, ratio {entry['ratio']:.1f}x{applies} "
+            + ("ok" if entry["meets_target"] else "MISS")
         )
     if entry["errors"]:
         text += "  ERRORS: " + entry["errors"][0][:120]
     return text
 
 
-async def measure(service: Service, languages: list[str], reps: int) -> dict[str, Any]:
+async def measure(
+    service: Service, languages: list[str], reps: int, before: Executor | None
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in languages:
-        out[name] = await measure_one(service, name, reps)
+        out[name] = await measure_one(service, name, reps, before)
         print(line(name, out[name]), flush=True)
     return out
 
@@ -217,6 +262,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "languages.json")
     parser.add_argument("--readme", type=Path, default=REPO_ROOT / "README.md")
     parser.add_argument("--no-readme", action="store_true", help="leave README.md alone")
+    parser.add_argument("--before-table", type=Path, help="another table.py to measure alongside")
     args = parser.parse_args()
 
     config = Config.load(slots=1, uid_base=UID_BASE, state_dir="/run/sandlot-bench-languages")
@@ -224,6 +270,10 @@ def main() -> int:
     if service.problem:
         print(f"isolation unavailable: {service.problem}", file=sys.stderr)
         return 2
+    before = None
+    if args.before_table:
+        table = Registry(load_table(args.before_table), config.runtime_dir)
+        before = Executor(config, service.jail, table)
     try:
         status = service.registry.status
         wanted = args.languages.split(",") if args.languages else sorted(HELLO)
@@ -233,9 +283,11 @@ def main() -> int:
         if skipped:
             print(f"not available here, skipped: {', '.join(skipped)}")
         load_before = os.getloadavg()[0]
-        measured = asyncio.run(measure(service, names, args.reps))
+        measured = asyncio.run(measure(service, names, args.reps, before))
         load = f"load average {load_before:.1f} → {os.getloadavg()[0]:.1f}"
     finally:
+        if before is not None:
+            before.close()
         service.close()
 
     previous = json.loads(args.out.read_text()) if args.out.exists() else {}

@@ -23,10 +23,12 @@ START = "<!-- languages:start -->"
 END = "<!-- languages:end -->"
 RUNTIME = "/opt/sandlot"
 COMMAND_WIDTH = 70
-# JVM and runtime tuning flags: the same for every JVM row and noise in a table (the notes
-# under the table say what they are).
+# JVM and runtime tuning and start-up flags: the same for every JVM (or Node) row and noise in a
+# table (the notes under the table and the README's warm-starts paragraph say what they are).
 JAR_DIR = re.compile(r"(?<![\w.-])/[\w./-]+/(?=[\w.-]+\.jar)")
-NOISE = re.compile(r"^(-XX:|-Xss|-Xshare|-Xlog:|-J-|--max-old-space-size|--gc-params)")
+NOISE = re.compile(
+    r"^(-XX:|-Xss|-Xshare|-Xlog:|-J-|--max-old-space-size|--gc-params|--no-rehash-snapshot)"
+)
 
 
 def command(row: Language, argv: tuple[str, ...] | None) -> str:

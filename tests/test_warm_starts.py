@@ -4,8 +4,9 @@ JVM rows map class-data archives `sandlot setup` recorded (javac's, kotlinc's, s
 runtime): a run in the jail takes its classes from them, prints exactly what it prints without
 them, works the same (only slower) when an archive is missing, stale (recorded for another class
 path, as after a JDK or jar upgrade) or not an archive at all, and cannot change one for the
-next run. Node rows keep their snapshot's hash seed, which no script can observe. Real runs in
-the real jail, through the engine.
+next run (nor its cached build, which the compile cache hands out). Node rows keep their
+snapshot's hash seed, which no script can observe. Real runs in the real jail, through the
+engine.
 """
 
 from __future__ import annotations
@@ -312,3 +313,30 @@ def test_stamp_paths_are_what_the_rows_map():
         for part in (*(row.compile or ()), *row.run):
             for found in ARCHIVE.findall(part):
                 assert found.split("=", 1)[1] in recorded, (row.name, found)
+
+
+# Programs that replace their own build in the work dir with garbage once they have run.
+SELF_CORRUPTING = {
+    "java": "import java.nio.file.*;\npublic class Main {\n"
+    "  public static void main(String[] a) throws Exception {\n"
+    '    System.out.println("hello");\n'
+    '    Files.write(Paths.get("classes", "Main.class"), new byte[] {0, 1, 2});\n'
+    '    System.out.println(Files.size(Paths.get("classes", "Main.class")));\n  }\n}\n',
+    "c": "#include <stdio.h>\n#include <unistd.h>\nint main(void) {\n"
+    '  puts("hello"); unlink("main"); FILE *f = fopen("main", "w");\n'
+    '  puts(f && fputs("garbage", f) >= 0 && fclose(f) == 0 ? "replaced" : "refused");\n}\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SELF_CORRUPTING))
+def test_a_run_cannot_change_its_cached_build_for_the_next(service, name):
+    """A run that overwrites its build in its work dir changes only its own copy: the next
+    request for the same source, served by the compile cache, runs the build as it was made."""
+    executor = service.require_executor()
+    req = CodeRequest(language=name, code=SELF_CORRUPTING[name], compile_timeout=120)
+    first = asyncio.run(executor.execute(req))
+    assert first.run is not None and first.run.ok, first.run
+    assert first.run.stdout.split(b"\n")[1] in (b"3", b"replaced"), first.run.stdout
+    second = asyncio.run(executor.execute(req))
+    assert second.cached, "the second request was not served by the compile cache"
+    assert seen(second)[1] == seen(first)[1]

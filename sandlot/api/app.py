@@ -1,8 +1,9 @@
 """The HTTP app: the Service, its routers, error handlers and request guards, put together.
 
-Routes live in `run.py`, `batch.py`, `status.py`, `judge.py`, `coder.py` and `sessions.py`; they
-reach the Service through `deps.ServiceDep`. Validation there, decisions in the layers below.
-Request IDs, the access log and metrics (`access.py`) and API keys (`auth.py`) are middleware.
+Routes live in `run.py`, `batch.py`, `status.py`, `judge.py`, `coder.py`, `sessions.py` and
+`playground.py` (the web pages); they reach the Service through `deps.ServiceDep`. Validation
+there, decisions in the layers below. Request IDs, the access log and metrics (`access.py`) and
+API keys (`auth.py`) are middleware.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from sandlot import __version__
-from sandlot.api import batch, coder, errors, judge, run, schema, sessions, status
+from sandlot.api import batch, coder, errors, judge, playground, run, schema, sessions, status
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
@@ -48,6 +49,6 @@ def create_app(service: Service) -> FastAPI:
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
     app.add_middleware(HostCheck, names=names)  # a foreign Host gets nothing
     app.add_middleware(Access)  # outermost: every answer, refusals too, has an ID and a log line
-    for module in (run, batch, status, judge, coder, sessions):
+    for module in (run, batch, status, judge, coder, sessions, playground):
         app.include_router(module.router)
     return app

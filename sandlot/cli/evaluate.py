@@ -20,6 +20,7 @@ from sandlot.cli.common import ConfigOpt, console, fail, load_config
 from sandlot.errors import SandlotError
 from sandlot.judge.batch import Sample, number_samples, record
 from sandlot.judge.metrics import summarize
+from sandlot.wire.judge import EvalResult
 
 Done = Callable[[Sample, dict[str, Any]], None]
 
@@ -94,9 +95,30 @@ async def run_remote(
                 "id": sample.id, "sample": sample.index, "accepted": res.accepted,
                 "verdict": extra_out.get("verdict"), "reason": extra_out.get("reason"),
                 "extracted_type": res.extracted_type,
+                "dataset": extra_out.get("dataset") or dataset,
+                "language": extra_out.get("language"), "run_time": wire_run_time(res),
             })  # fmt: skip
 
         await asyncio.gather(*(one(s) for s in samples))
+
+
+def wire_run_time(result: EvalResult) -> float | None:
+    """Seconds a /submit answer's tests ran, as batch.run_time counts them locally."""
+    runs = [t.exec_info.run_result for t in result.tests]
+    times = [r.execution_time for r in runs if r is not None and r.execution_time is not None]
+    return round(sum(times), 6) if times else None
+
+
+def write_report(path: Path, records: list[dict[str, Any]], ks: list[int], title: str) -> None:
+    try:
+        from sandlot import reports
+
+        written = reports.write(path, records, ks, title)
+    except ImportError as exc:
+        raise fail(str(exc), 1) from None
+    except OSError as exc:
+        raise fail(f"cannot write the report: {exc}", 1) from None
+    console.print("report: " + ", ".join(str(p) for p in written))
 
 
 def eval_command(
@@ -127,6 +149,10 @@ def eval_command(
     language: Annotated[str | None, typer.Option(help="for datasets of any language")] = None,
     concurrency: Annotated[int, typer.Option(help="requests in flight (remote)")] = 8,
     restart: Annotated[bool, typer.Option(help="ignore earlier results and judge all")] = False,
+    report: Annotated[
+        Path | None,
+        typer.Option(help="write an HTML report here, with a .json summary and a .png plot"),
+    ] = None,
     config: ConfigOpt = None,
 ) -> None:
     """Judge every sample of a file, write per-sample results, print pass@k."""
@@ -134,6 +160,8 @@ def eval_command(
         ks = [int(x) for x in k.split(",") if x.strip()]
     except ValueError:
         raise fail(f"--k must be comma-separated integers, got {k!r}") from None
+    if report is not None and report.suffix.lower() not in (".html", ".htm"):
+        raise fail(f"--report names the HTML file to write (e.g. report.html), got {report}")
     all_samples = read_samples(samples)
     out = out or samples.with_name(samples.name.removesuffix(".jsonl") + "_results.jsonl")
     if restart and out.exists():
@@ -180,3 +208,8 @@ def eval_command(
     table.add_row("accepted", f"{sum(a for _, a in pairs)}/{len(pairs)}")
     console.print(table)
     console.print(f"per-sample results: {out}")
+    if report is not None:
+        # Records of runs from before reports existed have no dataset: it is this one.
+        records = [{**done[s.key], "dataset": done[s.key].get("dataset") or dataset}
+                   for s in all_samples if s.key in done]  # fmt: skip
+        write_report(report, records, ks, f"sandlot eval: {dataset} ({samples.name})")

@@ -49,13 +49,21 @@ def number_samples(rows: Iterable[dict[str, Any]], where: str = "samples") -> li
 
 
 def record(sample: Sample, result: EvalResult) -> dict[str, Any]:
-    """The per-sample line written to a results file."""
+    """The per-sample line written to a results file (what an eval report is built from)."""
     extra = result.extra or {}
     return {
         "id": sample.id, "sample": sample.index, "accepted": result.accepted,
         "verdict": extra.get("verdict"), "reason": extra.get("reason"),
-        "extracted_type": result.extracted_type,
+        "extracted_type": result.extracted_type, "dataset": extra.get("dataset"),
+        "language": extra.get("language"), "run_time": run_time(result),
     }  # fmt: skip
+
+
+def run_time(result: EvalResult) -> float | None:
+    """Seconds the sample's tests ran (wall time of the run steps, compiles not counted)."""
+    runs = [t.execution.run for t in result.tests if t.execution is not None]
+    times = [run.wall_time for run in runs if run is not None]
+    return round(sum(times), 6) if times else None
 
 
 async def judge_many(

@@ -7,6 +7,7 @@ VERL := verl==0.9.1
 VENV := .venv
 SETUP_ARGS ?= --with-aider
 PYTEST_ARGS ?=
+CHROMIUM := /usr/bin/chromium
 
 .PHONY: setup serve test test-fast lint bench
 
@@ -16,7 +17,7 @@ setup: $(VENV)/.installed
 serve: setup
 	exec $(VENV)/bin/sandlot serve --host 127.0.0.1 --port 8080
 
-test: setup $(NGINX)
+test: setup $(NGINX) $(CHROMIUM)
 	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
 
 # The edit-run loop: everything but the tests marked slow (datasets, JVMs, Aider, the fuzzer).
@@ -32,7 +33,7 @@ lint: $(VENV)/.installed
 
 # Everything (client, server, tests), reinstalled only when pyproject.toml changed since.
 $(VENV)/.installed: pyproject.toml $(VENV)/.created
-	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test,ray]'
+	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test,ray,report]'
 	# verl's sandbox_fusion reward code, for tests/test_rl.py: it imports only requests, so
 	# none of verl's declared dependencies (torch, transformers, ray[default], ...) is needed.
 	$(VENV)/bin/pip install --disable-pip-version-check --no-deps '$(VERL)'
@@ -42,6 +43,12 @@ $(VENV)/.installed: pyproject.toml $(VENV)/.created
 $(NGINX):
 	apt-get update && DEBIAN_FRONTEND=noninteractive \
 	  apt-get install -y --no-install-recommends nginx-light
+
+# The browser tests' Chromium, and a font for its pages, from Debian: Playwright drives this
+# one (its own browser download is neither needed nor reachable everywhere).
+$(CHROMIUM):
+	apt-get update && DEBIAN_FRONTEND=noninteractive \
+	  apt-get install -y --no-install-recommends chromium fonts-dejavu-core
 
 # The marker tells a venv made here from Debian's python from one made by anything else (pyenv),
 # which is replaced: the server must not depend on a python that a fresh machine lacks.

@@ -1,0 +1,402 @@
+"""The playground in a real browser: Debian's headless Chromium driven by Playwright, against a
+real `sandlot serve` on 127.0.0.1, with real runs in the jail.
+
+Every test's page fails the test on a console error or an uncaught exception. Screenshots of
+each page go to build/screenshots/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import shlex
+import subprocess
+import sys
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from sandlot.playground.templates import TEMPLATES
+from tests.conftest import ROOT, Server
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+# Flags that work in this kind of machine: no sandbox of Chromium's own (we run as root), no
+# GPU, and nothing that reaches out to the network.
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+SHOTS = ROOT / "build" / "screenshots"
+WIDE = {"width": 1280, "height": 800}
+NARROW = {"width": 390, "height": 844}
+PAGES = {"run": "", "tests": "tests", "datasets": "datasets", "notebook": "notebook",
+         "status": "status"}  # fmt: skip
+WAIT = 120_000  # ms: a run on a loaded machine (a JVM compile) can take a while
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM, headless=True, args=FLAGS, viewport=WIDE,
+        )  # fmt: skip
+        context.set_default_timeout(WAIT)
+        yield context
+        context.close()
+
+
+class Page:
+    """A browser tab on the test server that records console errors and uncaught exceptions."""
+
+    def __init__(self, context, server: Server) -> None:
+        self.tab = context.new_page()
+        self.server = server
+        self.errors: list[str] = []
+        self.tab.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.tab.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
+
+    def open(self, page: str = "", fragment: str = "") -> Page:
+        self.tab.goto(f"{self.server.url}/playground/{page}{fragment}")
+        self.tab.wait_for_selector("body[data-ready=true]")
+        return self
+
+    def code(self, value: str | None = None, index: int = 0) -> str:
+        editor = f"document.querySelectorAll('.CodeMirror')[{index}].CodeMirror"
+        if value is not None:
+            self.tab.evaluate(f"code => {editor}.setValue(code)", value)
+        return self.tab.evaluate(f"{editor}.getValue()")
+
+    def pane(self, name: str) -> str:
+        return self.tab.inner_text(f"[data-pane={name}]")
+
+    def field(self, name: str) -> str:
+        return self.tab.inner_text(f"[data-field={name}]")
+
+    def run(self) -> None:
+        """Press Run and wait for the result."""
+        with self.tab.expect_response(lambda r: r.url.endswith("/run_code")):
+            self.tab.click("button.primary")
+        self.tab.wait_for_selector("[data-field=status]:not(.busy)")
+
+    def attrs(self, selector: str, name: str) -> list[str]:
+        """The data-NAME attribute of every element the selector finds."""
+        return self.tab.eval_on_selector_all(selector, f"es => es.map(e => e.dataset.{name})")
+
+    def shot(self, name: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        self.tab.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def page(browser, server: Server) -> Iterator[Page]:
+    tab = Page(browser, server)
+    yield tab
+    tab.tab.close()
+    assert tab.errors == [], "console errors"
+
+
+@pytest.mark.parametrize("language", ["python", "cpp", "java"])
+def test_hello_world_runs(page: Page, language: str) -> None:
+    page.open()
+    page.tab.select_option("#language", language)
+    assert page.code() == TEMPLATES[language].code  # the picker loads the language's template
+    page.run()
+    assert page.field("status") == "Success"
+    assert page.pane("stdout") == TEMPLATES[language].output
+    assert page.field("limit") == "none"
+    assert "s" in page.field("time") and "MiB" in page.field("memory")
+    if language == "cpp":
+        assert page.pane("compile").startswith("Finished, exit code 0")
+    page.shot(f"run-{language}")
+
+
+def test_compile_error_shows_in_the_compile_pane(page: Page) -> None:
+    page.open()
+    page.tab.select_option("#language", "cpp")
+    page.code("int main() { return undefined_name; }\n")
+    page.run()
+    assert page.field("status") == "Failed"
+    assert "undefined_name" in page.pane("compile") and "error" in page.pane("compile")
+    assert page.pane("stdout") == "(empty)"
+    page.shot("run-compile-error")
+
+
+def test_time_limit_shows_which_limit_fired(page: Page) -> None:
+    page.open()
+    page.code("import time\nprint('started', flush=True)\ntime.sleep(30)\n")
+    page.tab.fill("input[name=run_timeout]", "1")
+    page.run()
+    assert page.field("status") == "Failed"
+    assert page.field("limit").startswith("time: the wall-time limit")
+    assert page.field("run").startswith("TimeLimitExceeded")
+    assert page.pane("stdout") == "started\n"
+
+
+def test_a_program_printing_markup_shows_it_as_text(page: Page) -> None:
+    hostile = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"><b>bold</b>'
+    page.open()
+    page.code(f"print({hostile!r})\nimport sys\nprint({hostile!r}, file=sys.stderr)\n")
+    page.run()
+    assert page.pane("stdout") == hostile + "\n"
+    assert page.pane("stderr") == hostile + "\n"
+    assert page.tab.evaluate("window.pwned") is None
+    assert page.tab.query_selector_all(".result script, .result img, .result b") == []
+
+
+def test_ctrl_enter_runs_and_escape_leaves_the_editor(page: Page) -> None:
+    page.open()
+    page.tab.click(".CodeMirror-line")
+    page.tab.keyboard.press("Control+A")
+    page.tab.keyboard.type('print("typed", 6 * 7)')
+    with page.tab.expect_response(lambda r: r.url.endswith("/run_code")):
+        page.tab.keyboard.press("Control+Enter")
+    page.tab.wait_for_selector("[data-field=status]:not(.busy)")
+    assert page.pane("stdout") == "typed 42\n"
+    page.tab.keyboard.press("Escape")  # focus moves on, to the Run button below the editor
+    assert page.tab.evaluate("document.activeElement.textContent") == "Run"
+    with page.tab.expect_response(lambda r: r.url.endswith("/run_code")):
+        page.tab.keyboard.press("Enter")
+
+
+def test_copy_as_curl_and_python_reproduce_the_request(page: Page, browser) -> None:
+    browser.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.open()
+    page.code("import sys\nprint(sys.stdin.read().upper(), end='')\nprint(\"it's\")\n")
+    page.tab.fill("textarea[name=stdin]", 'quote \' and "double" \\ back')
+    with page.tab.expect_request(lambda r: r.url.endswith("/run_code")) as sent:
+        page.run()
+    body = sent.value.post_data
+    expected = page.pane("stdout")
+    page.tab.click("details.reproduce summary")
+    page.tab.click("text=Copy as curl")
+    curl = page.tab.inner_text("[data-snippet=curl]")
+    assert page.tab.evaluate("navigator.clipboard.readText()") == curl
+    argv = shlex.split(curl)
+    assert argv[argv.index("--data-binary") + 1] == body  # byte for byte
+    assert f"{page.server.url}/run_code" in argv
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(done.stdout)["run_result"]["stdout"] == expected
+    page.tab.click("text=Copy as Python")
+    python = page.tab.inner_text("[data-snippet=python]")
+    assert page.tab.evaluate("navigator.clipboard.readText()") == python
+    tree = ast.parse(python)
+    literal = next(n.value for n in tree.body if isinstance(n, ast.Assign))
+    assert ast.literal_eval(literal) == json.loads(body)
+    done = subprocess.run([sys.executable, "-c", python], capture_output=True, text=True,
+                          timeout=120, check=True)  # fmt: skip
+    assert ast.literal_eval(done.stdout)["run_result"]["stdout"] == expected
+
+
+def test_share_link_round_trips_and_never_runs_by_itself(page: Page, browser, server) -> None:
+    page.open()
+    page.tab.select_option("#language", "cpp")
+    code = '#include <cstdio>\nint main() { std::puts("shared ✓"); }\n'
+    page.code(code)
+    page.tab.fill("textarea[name=stdin]", "some stdin")
+    page.tab.fill("input[name=run_timeout]", "3")
+    page.tab.click("text=Share link")
+    link = page.tab.input_value("[data-share=link]")
+    assert link.startswith(f"{server.url}/playground/#p=") and page.tab.url == link
+    assert "shared" not in link  # packed, not plain
+
+    other = Page(browser, server)
+    posts: list[str] = []
+    other.tab.on("request", lambda r: r.method == "POST" and posts.append(r.url))
+    other.tab.goto(link)
+    other.tab.wait_for_selector("body[data-ready=true]")
+    assert other.code() == code
+    assert other.tab.input_value("#language") == "cpp"
+    assert other.tab.input_value("textarea[name=stdin]") == "some stdin"
+    assert other.tab.input_value("input[name=run_timeout]") == "3"
+    other.tab.wait_for_timeout(500)
+    assert posts == []  # opening a link runs nothing
+    other.run()
+    assert other.pane("stdout") == "shared ✓\n"
+    other.tab.close()
+    assert other.errors == []
+
+
+def _fragment(payload: bytes) -> str:
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate, as CompressionStream's
+    packed = packer.compress(payload) + packer.flush()
+    return "#p=" + base64.urlsafe_b64encode(packed).decode().rstrip("=")
+
+
+@pytest.mark.parametrize("fragment,says", [
+    ("#p=bm90IGRlZmxhdGU", "the link is damaged"),
+    (_fragment(b'{"v": 1, "page": "run", "code": "' + b" " * (8 << 20) + b'"}'),
+     "unpacks to more than"),
+    (_fragment(b'{"v": 1, "page": "tests", "code": "x"}'), "not one of this page's"),
+    (_fragment(b'[1, 2]'), "not one of this page's"),
+])  # fmt: skip
+def test_a_hostile_share_link_is_refused(page: Page, fragment: str, says: str) -> None:
+    page.open(fragment=fragment)
+    assert says in page.tab.inner_text(".notice")
+    assert page.code() == TEMPLATES["python"].code  # the page still works, as if no link
+
+
+def test_unavailable_languages_are_greyed_out_with_the_reason(page: Page, server) -> None:
+    rows = httpx.get(f"{server.url}/languages").json()
+    page.open()
+    options = page.tab.eval_on_selector_all(
+        "#language option", "os => os.map(o => [o.value, o.disabled, o.textContent, o.title])"
+    )
+    assert [o[0] for o in options if not o[1]] == [r["name"] for r in rows if r["available"]]
+    for name, disabled, text, title in options:
+        row = next(r for r in rows if r["name"] == name)
+        if disabled:
+            assert title == row["reason"] and text.startswith(f"{name}: ")
+
+
+def test_editor_modes_cover_the_table(page: Page) -> None:
+    """Every language's highlighting mode is one the vendored CodeMirror has loaded."""
+    page.open()
+    modes = {t.mode for t in TEMPLATES.values() if t.mode}
+    missing = page.tab.evaluate(
+        "modes => modes.filter(m => !(m in CodeMirror.mimeModes))", sorted(modes)
+    )
+    assert missing == []
+    assert page.tab.query_selector(".CodeMirror .cm-builtin, .CodeMirror .cm-keyword")
+    assert page.tab.query_selector(".CodeMirror .cm-string")
+
+
+def test_tests_page_gives_a_verdict_per_case(page: Page) -> None:
+    page.open("tests")
+    page.run()
+    rows = page.attrs("table.cases tbody tr", "verdict")
+    assert rows == ["passed", "passed", "failed"]  # add(2, 2) is not 5
+    assert page.field("verdict") == "2 of 3 cases passed"
+    page.shot("tests")
+    page.tab.check("#kind-stdin")
+    page.tab.select_option("#language", "cpp")
+    page.code('#include <iostream>\nint main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<"\\n";}\n')
+    for n, (given, want) in enumerate([("1 2", "3"), ("2 2", "4"), ("5 5", "11")]):
+        page.tab.fill(f".case:nth-child({n + 1}) [data-case=input]", given)
+        page.tab.fill(f".case:nth-child({n + 1}) [data-case=expected]", want)
+    page.run()
+    rows = page.attrs("table.cases tbody tr", "verdict")
+    assert rows == ["passed", "passed", "failed"]
+
+
+def test_a_dataset_problem_is_accepted_and_rejected(page: Page) -> None:
+    from sandlot.judge.datasets import read_jsonl
+
+    data = Path(__file__).resolve().parents[1] / "sandlot/judge/data/humaneval.jsonl.gz"
+    row = next(r for r in read_jsonl(data) if r["task_id"] == "HumanEval/0")
+    page.open("datasets")
+    page.tab.select_option("#dataset", "humaneval_python")
+    page.tab.select_option("#problem", "HumanEval/0")
+    page.tab.wait_for_function("document.querySelector('[data-pane=prompt]').textContent"
+                               ".includes('def has_close_elements')")  # fmt: skip
+
+    def submit(completion: str) -> None:
+        page.code(completion)
+        with page.tab.expect_response(lambda r: r.url.endswith("/submit")):
+            page.tab.click("button.primary")
+        page.tab.wait_for_selector("[data-field=accepted]")
+
+    submit(row["prompt"] + row["canonical_solution"])
+    assert page.field("accepted") == "Accepted"
+    assert page.field("verdict") == "accepted"
+    assert "def has_close_elements" in page.pane("full")
+    page.shot("datasets-accepted")
+    stub = "```python\ndef has_close_elements(numbers, threshold):\n    return False\n```"
+    submit(stub)
+    assert page.field("accepted") == "Rejected"
+    assert page.field("verdict") == "wrong_answer" and page.field("reason") not in ("", "—")
+    assert page.pane("extracted") == "def has_close_elements(numbers, threshold):\n    return False"
+    assert page.tab.query_selector("table.cases tbody tr[data-verdict=wrong_answer]")
+    page.shot("datasets-rejected")
+
+
+def _openapi_without(server: Server, *paths: str):
+    spec = httpx.get(f"{server.url}/openapi.json").json()
+    for path in list(spec["paths"]):
+        if path.startswith(paths):
+            del spec["paths"][path]
+
+    def handler(route) -> None:
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(spec))
+
+    return handler
+
+
+def test_notebook_without_notebook_support_says_so(page: Page, server) -> None:
+    page.tab.route("**/openapi.json", _openapi_without(server, "/sessions", "/run_jupyter"))
+    page.open("notebook")
+    assert "no notebook support" in page.field("notebook-status")
+
+
+def test_notebook_runs_cells_with_rich_output(page: Page, server) -> None:
+    paths = httpx.get(f"{server.url}/openapi.json").json()["paths"]
+    if "/sessions" not in paths and "/run_jupyter" not in paths:
+        page.open("notebook")
+        assert "no notebook support" in page.field("notebook-status")
+        page.shot("notebook")
+        pytest.skip("this server has no sessions or /run_jupyter yet (the degraded page is shown)")
+    page.open("notebook")
+    page.tab.click("text=Run all")
+    page.tab.wait_for_selector(".cell:nth-child(4) .cell-meta")
+    outputs = page.tab.eval_on_selector_all(".cell-output", "os => os.map(o => o.innerText)")
+    assert "x = 21" in outputs[0] and "42" in outputs[1]
+    assert page.tab.query_selector(".cell:nth-child(3) .html-output table")
+    assert page.tab.evaluate("document.querySelector('.cell:nth-child(4) img').naturalWidth") > 0
+    page.shot("notebook")
+
+
+def test_status_page_shows_health_and_languages_live(page: Page, server) -> None:
+    rows = httpx.get(f"{server.url}/languages").json()
+    page.open("status")
+    assert page.field("health").startswith("Ready")
+    assert page.field("busy").endswith("of 2")
+    shown = page.attrs("tr[data-language]", "language")
+    assert shown == [r["name"] for r in rows]
+    for r in rows:
+        if r["version"]:
+            assert r["version"] in page.tab.text_content(f"tr[data-language='{r['name']}']")
+    with page.tab.expect_request(lambda r: r.url.endswith("/health")):
+        pass  # the page asks again by itself
+    page.shot("status")
+
+
+@pytest.mark.parametrize("size", ["wide", "narrow"])
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_is_readable_without_console_errors(page: Page, name: str, size: str) -> None:
+    page.tab.set_viewport_size(WIDE if size == "wide" else NARROW)
+    page.open(PAGES[name])
+    page.tab.wait_for_timeout(300)
+    overflow = page.tab.evaluate("document.documentElement.scrollWidth - innerWidth")
+    assert overflow <= 0, f"{name} scrolls sideways at {size} width"
+    assert page.tab.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") >= 14
+    page.shot(f"page-{name}-{size}")
+
+
+def test_an_eval_report_opens_and_shows_its_plots(page: Page, server, tmp_path: Path) -> None:
+    from tests.test_judge_cli import sandlot, write_samples
+
+    samples = tmp_path / "samples.jsonl"
+    write_samples(samples)
+    report = tmp_path / "report.html"
+    done = sandlot("eval", "-d", "humaneval", "-s", str(samples), "--k", "1,2",
+                   "--server", server.url, "--report", str(report))  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    page.tab.goto(report.as_uri())
+    images = page.tab.eval_on_selector_all("img", "is => is.map(i => [i.alt, i.naturalWidth])")
+    assert [alt for alt, _ in images] == [
+        "pass@k and verdicts per dataset and language", "histogram of run times"]  # fmt: skip
+    assert all(width > 0 for _, width in images)  # decoded: the plots are there
+    first = page.tab.inner_text("table")
+    assert "pass@2" in first and "humaneval_python" in first and "0.2500" in first
+    assert "HumanEval/0" in page.tab.inner_text("body")
+    page.shot("report")

@@ -86,7 +86,9 @@ def test_only_the_packaged_files_are_served(client: httpx.Client, path: str) -> 
 
 
 def test_templates_cover_the_language_table(client: httpx.Client) -> None:
-    assert set(TEMPLATES) == {row.name for row in LANGUAGES}
+    rows = {row.name for row in LANGUAGES}
+    assert set(TEMPLATES) - rows == set(), "templates of no language row"
+    assert rows - set(TEMPLATES) == set(), "rows without a template: add one in templates.py"
     served = client.get("/playground/templates.json").json()
     assert served.keys() == TEMPLATES.keys()
     assert served["python"] == {"mode": "text/x-python", "code": 'print("Hello, world!")\n',

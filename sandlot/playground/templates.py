@@ -41,6 +41,13 @@ TEMPLATES: dict[str, Template] = {
         "text/x-c++src",
         '#include <iostream>\n\nint main() {\n    std::cout << "Hello, world!" << std::endl;\n}\n',
     ),
+    "catch2": Template(
+        "text/x-c++src",
+        "#include <catch2/catch.hpp>\n#include <string>\n\n"
+        'std::string greet(const std::string& name) { return "Hello, " + name + "!"; }\n\n'
+        'TEST_CASE("greets") { REQUIRE(greet("world") == "Hello, world!"); }\n',
+        None,
+    ),
     "java": Template("text/x-java", _java('        System.out.println("Hello, world!");\n')),
     "nodejs": Template("text/javascript", 'console.log("Hello, world!");\n'),
     "go": Template(

@@ -338,21 +338,74 @@ def test_notebook_without_notebook_support_says_so(page: Page, server) -> None:
     assert "no notebook support" in page.field("notebook-status")
 
 
-def test_notebook_runs_cells_with_rich_output(page: Page, server) -> None:
-    paths = httpx.get(f"{server.url}/openapi.json").json()["paths"]
-    if "/sessions" not in paths and "/run_jupyter" not in paths:
-        page.open("notebook")
+def _needs(server: Server, path: str, page: Page) -> None:
+    if path not in httpx.get(f"{server.url}/openapi.json").json()["paths"]:
+        page.open("notebook")  # what this server's readers see instead: a clear message
         assert "no notebook support" in page.field("notebook-status")
         page.shot("notebook")
-        pytest.skip("this server has no sessions or /run_jupyter yet (the degraded page is shown)")
-    page.open("notebook")
+        pytest.skip(f"this server has no {path} (the notebook page says so)")
+
+
+def _run_all_cells(page: Page) -> list[str]:
     page.tab.click("text=Run all")
     page.tab.wait_for_selector(".cell:nth-child(4) .cell-meta")
     outputs = page.tab.eval_on_selector_all(".cell-output", "os => os.map(o => o.innerText)")
     assert "x = 21" in outputs[0] and "42" in outputs[1]
-    assert page.tab.query_selector(".cell:nth-child(3) .html-output table")
+    assert page.tab.query_selector(".cell:nth-child(3) .html-output table")  # pandas' table
     assert page.tab.evaluate("document.querySelector('.cell:nth-child(4) img').naturalWidth") > 0
+    return outputs
+
+
+def test_notebook_runs_cells_in_a_live_session(page: Page, server) -> None:
+    _needs(server, "/sessions", page)
+    page.open("notebook")
+    _run_all_cells(page)
+    sid = page.field("notebook-status").split()[1].rstrip(":")
+    page.code("x += 1\nx", index=1)  # the session keeps x between runs
+    with page.tab.expect_response(lambda r: r.url.endswith("/execute")):
+        page.tab.click(".cell:nth-child(2) button:text('Run')")
+    page.tab.wait_for_function("document.querySelectorAll('.cell')[1].innerText.includes('22')")
     page.shot("notebook")
+    page.tab.goto("about:blank")  # leaving the page ends its session
+    alive = [s["id"] for s in httpx.get(f"{server.url}/sessions").json()]
+    for _ in range(50):
+        if sid not in alive:
+            break
+        page.tab.wait_for_timeout(100)
+        alive = [s["id"] for s in httpx.get(f"{server.url}/sessions").json()]
+    assert sid not in alive
+
+
+def test_notebook_without_sessions_runs_the_cells_through_run_jupyter(page: Page, server) -> None:
+    _needs(server, "/run_jupyter", page)
+    page.tab.route("**/openapi.json", _openapi_without(server, "/sessions"))
+    page.open("notebook")
+    assert "no sessions" in page.field("notebook-status")
+    _run_all_cells(page)
+    assert "fresh kernel" in page.field("notebook-status")
+
+
+@pytest.mark.parametrize("html,shown", [
+    ('<style>td{color:red}</style><table border="1"><tr style="x"><th colspan="2">a&amp;b</th>'
+     "</tr></table>", '<table><tr><th colspan="2">a&amp;b</th></tr></table>'),
+    ('<script>window.pwned=1</script><img src=x onerror="window.pwned=2"><b>ok</b>',
+     "<b>ok</b>"),
+    ('<a href="javascript:window.pwned=3">link</a><div onclick="x">d</div>', "link<div>d</div>"),
+    ("<iframe srcdoc='<script>parent.pwned=4</script>'></iframe>after",
+     "&lt;iframe srcdoc=''&gt;after"),  # a tag it cannot read stays text
+    ("<td colspan='99999'>wide</td><p>unclosed", "<td>wide</td><p>unclosed</p>"),
+    ("<!-- <script>x</script> -->&lt;script&gt; &#60;b&#62; &#xD800;",
+     "&lt;script&gt; &lt;b&gt; \ufffd"),
+])  # fmt: skip
+def test_kernel_html_is_rebuilt_without_scripts_or_styles(
+    page: Page, html: str, shown: str
+) -> None:
+    page.open("notebook")
+    out = page.tab.evaluate(
+        "html => import('./static/js/outputs.js').then(m => m.safeHTML(html).innerHTML)", html
+    )
+    assert out == shown
+    assert page.tab.evaluate("window.pwned") is None
 
 
 def test_status_page_shows_health_and_languages_live(page: Page, server) -> None:

@@ -1,42 +1,72 @@
 // Notebook outputs: text, images and HTML tables from a kernel, made safe to show. A kernel's
-// HTML is parsed in an inert document and rebuilt from a short list of elements with no
-// attributes but colspan/rowspan: no script, style, link, handler or URL of its ever reaches
-// the page.
+// HTML is never given to the browser's parser (which would also apply its styles and trip the
+// page's CSP): a small tokenizer here reads its tags and text, and only a short list of
+// elements is rebuilt, with no attributes but colspan/rowspan. No script, style, handler or
+// URL of the kernel's ever reaches the page.
 import { h } from "./dom.js";
 
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g;
 const BASE64 = /^[A-Za-z0-9+/=\s]*$/;
 const KEEP = new Set(
-  "table thead tbody tfoot tr th td caption colgroup col p br div span b i em strong code pre ul ol li h1 h2 h3 h4 h5 h6 sub sup small hr blockquote".split(" "),
+  "table thead tbody tfoot tr th td caption p br div span b i em strong code pre ul ol li h1 h2 h3 h4 h5 h6 sub sup small hr blockquote".split(" "),
 );
-const DROP = new Set(["script", "style", "template", "iframe", "object", "embed", "svg", "math", "noscript", "head", "title"]);
+const VOID = new Set(["br", "hr", "img", "col", "meta", "link", "input", "wbr", "source"]);
+const RAW = new Set(["script", "style", "textarea", "title", "template", "iframe", "noscript", "xmp"]);
 const MAX_DEPTH = 64;
+const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
+// A tag's attributes never hold "<" here, so a failed match stops at the next one: linear time
+// on any input (an unclosed "<a" repeated a million times included).
+const TOKEN = /<!--[^]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^<>"']|"[^<"]*"|'[^<']*')*)>|[^<]+|</g;
+const MAX_HTML = 2 << 20; // characters; a bigger HTML output is shown as its text
 
-function rebuild(node, depth) {
-  if (node.nodeType === Node.TEXT_NODE) return document.createTextNode(node.textContent);
-  if (node.nodeType !== Node.ELEMENT_NODE || depth > MAX_DEPTH) return null;
-  const tag = node.localName;
-  if (DROP.has(tag)) return null;
-  const kids = [...node.childNodes].map((c) => rebuild(c, depth + 1)).filter(Boolean);
-  if (!KEEP.has(tag)) {
-    const group = document.createDocumentFragment();
-    group.append(...kids);
-    return group;
-  }
-  const el = document.createElement(tag);
-  for (const name of ["colspan", "rowspan"]) {
-    const value = node.getAttribute(name);
-    if (value && /^\d{1,3}$/.test(value)) el.setAttribute(name, value);
-  }
-  el.append(...kids);
-  return el;
+function decode(text) {
+  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]{2,8});/g, (whole, name) => {
+    if (name[0] !== "#") return ENTITIES[name.toLowerCase()] ?? whole;
+    const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+    return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : "\ufffd";
+  });
+}
+
+function span(attrs, name) {
+  const m = new RegExp(`\\b${name}\\s*=\\s*["']?(\\d{1,3})\\b`, "i").exec(attrs);
+  return m ? m[1] : null;
 }
 
 export function safeHTML(html) {
-  const doc = new DOMParser().parseFromString(html, "text/html");
-  const out = h("div", { class: "html-output" });
-  out.append(...[...doc.body.childNodes].map((c) => rebuild(c, 0)).filter(Boolean));
-  return out;
+  if (html.length > MAX_HTML) return h("pre", { class: "result-output" }, html);
+  const root = h("div", { class: "html-output" });
+  const stack = [root];
+  let skipping = null; // inside a raw-text element (script, style, ...): its text is dropped
+  for (const [token, closing, rawName, attrs] of html.matchAll(TOKEN)) {
+    const name = rawName?.toLowerCase();
+    if (skipping) {
+      if (closing && name === skipping) skipping = null;
+      continue;
+    }
+    if (token.startsWith("<!--")) continue;
+    if (!name) {
+      stack.at(-1).append(document.createTextNode(decode(token)));
+      continue;
+    }
+    if (RAW.has(name) && !closing) {
+      skipping = name;
+      continue;
+    }
+    if (!KEEP.has(name)) continue; // unknown tags vanish, their text stays
+    if (closing) {
+      const at = stack.findLastIndex((el, i) => i > 0 && el.localName === name);
+      if (at > 0) stack.length = at;
+      continue;
+    }
+    const el = document.createElement(name);
+    for (const a of ["colspan", "rowspan"]) {
+      const value = span(attrs, a);
+      if (value) el.setAttribute(a, value);
+    }
+    stack.at(-1).append(el);
+    if (!VOID.has(name) && stack.length <= MAX_DEPTH) stack.push(el);
+  }
+  return root;
 }
 
 function text(value) {

@@ -3,6 +3,23 @@
 
 // The pages live under <base>/playground/, the API at <base>/.
 const BASE = new URL("../", document.baseURI);
+// A server with API keys (Authorization: Bearer) gets the one typed in the key box; it is kept
+// for this tab only, and never goes into a share link or a snippet.
+const KEY = "sandlot-api-key";
+
+export function apiKey() {
+  return sessionStorage.getItem(KEY) || "";
+}
+
+export function setApiKey(value) {
+  if (value) sessionStorage.setItem(KEY, value);
+  else sessionStorage.removeItem(KEY);
+}
+
+export function headers(extra = {}) {
+  const key = apiKey();
+  return key ? { ...extra, Authorization: `Bearer ${key}` } : extra;
+}
 
 export function url(path) {
   return new URL(path.replace(/^\//, ""), BASE).href;
@@ -26,7 +43,9 @@ async function answer(response, target, sent) {
 
 async function send(target, init, sent) {
   try {
-    return await answer(await fetch(target, init), target, sent);
+    const response = await fetch(target, init);
+    if (response.status === 401) dispatchEvent(new CustomEvent("sandlot:unauthorized"));
+    return { ...(await answer(response, target, sent)), keyed: Boolean(apiKey()) };
   } catch (exc) {
     const error = `no answer from the server (${exc.message})`;
     return { ok: false, status: 0, url: target, sent, data: null, text: "", error };
@@ -36,16 +55,16 @@ async function send(target, init, sent) {
 // POST body as JSON. `sent` in the result is the exact text sent, for "copy as curl".
 export function post(path, body, init = {}) {
   const sent = JSON.stringify(body);
-  const headers = { "Content-Type": "application/json" };
-  return send(url(path), { method: "POST", headers, body: sent, ...init }, sent);
+  const sending = headers({ "Content-Type": "application/json" });
+  return send(url(path), { method: "POST", headers: sending, body: sent, ...init }, sent);
 }
 
 export function get(path) {
-  return send(url(path), { headers: { Accept: "application/json" } }, null);
+  return send(url(path), { headers: headers({ Accept: "application/json" }) }, null);
 }
 
 export function del(path) {
-  return send(url(path), { method: "DELETE" }, null);
+  return send(url(path), { method: "DELETE", headers: headers() }, null);
 }
 
 // The paths this server has, from its OpenAPI schema: pages ask before calling an endpoint

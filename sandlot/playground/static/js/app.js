@@ -1,5 +1,6 @@
 // The playground's entry point: one shell page, the page module chosen by the path
 // (/playground/ is Run, /playground/tests is Tests, ...).
+import { apiKey, setApiKey } from "./api.js";
 import { h, replace } from "./dom.js";
 
 const PAGES = {
@@ -15,7 +16,37 @@ function pageName() {
   return last === "" ? "run" : last;
 }
 
+// Shown when the server answers 401 (it has API keys), or when this tab has a key already.
+function keyBox() {
+  const input = h("input", { type: "password", id: "api-key", name: "api-key", autocomplete: "off", value: apiKey() });
+  const note = h("span", { class: "note", role: "status" });
+  const box = h(
+    "form",
+    {
+      class: "keybox",
+      hidden: !apiKey(),
+      onsubmit: (event) => {
+        event.preventDefault();
+        setApiKey(input.value.trim());
+        note.textContent = input.value.trim() ? "Kept for this tab; send the request again." : "Forgotten.";
+      },
+    },
+    h("label", { for: "api-key" }, "API key"),
+    input,
+    h("button", { type: "submit", class: "small" }, "Use"),
+    note,
+  );
+  addEventListener("sandlot:unauthorized", () => {
+    const first = box.hidden;
+    box.hidden = false;
+    note.textContent = "This server asks for an API key.";
+    if (first) input.focus();
+  });
+  return box;
+}
+
 async function start() {
+  document.querySelector("header.top").append(keyBox());
   const name = pageName();
   const main = document.getElementById("main");
   for (const a of document.querySelectorAll("nav a[data-page]")) {

@@ -6,8 +6,10 @@ function shellQuote(text) {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
-export function curl(target, sent) {
-  return `curl -sS ${shellQuote(target)} -H 'Content-Type: application/json' --data-binary ${shellQuote(sent)}`;
+// A request sent with an API key names it by an environment variable: the key is not shown.
+export function curl(target, sent, keyed = false) {
+  const auth = keyed ? ` -H "Authorization: Bearer $SANDLOT_API_KEY"` : "";
+  return `curl -sS ${shellQuote(target)} -H 'Content-Type: application/json'${auth} --data-binary ${shellQuote(sent)}`;
 }
 
 // A JSON string literal is a Python string literal too; long ones are split after each newline
@@ -35,15 +37,17 @@ export function pyLiteral(value, pad = "") {
   return `{\n${rows.join("\n")}\n${pad}}`;
 }
 
-export function python(target, sent) {
+export function python(target, sent, keyed = false) {
+  const auth = keyed ? ', headers={"Authorization": "Bearer " + os.environ["SANDLOT_API_KEY"]}' : "";
   return [
+    keyed ? "import os\n" : "",
     "import httpx",
     "",
     `body = ${pyLiteral(JSON.parse(sent))}`,
-    `response = httpx.post(${JSON.stringify(target)}, json=body, timeout=600)`,
+    `response = httpx.post(${JSON.stringify(target)}, json=body${auth}, timeout=600)`,
     "print(response.json())",
     "",
-  ].join("\n");
+  ].join("\n").trimStart();
 }
 
 async function copy(text, pre, note) {
@@ -62,8 +66,8 @@ async function copy(text, pre, note) {
 
 // Fills `target` with both snippets of the answer `r` (from api.post) and their copy buttons.
 export function showSnippets(target, r) {
-  const shell = curl(r.url, r.sent);
-  const py = python(r.url, r.sent);
+  const shell = curl(r.url, r.sent, r.keyed);
+  const py = python(r.url, r.sent, r.keyed);
   const note = h("span", { class: "note", role: "status" });
   const curlPre = h("pre", { "data-snippet": "curl" }, shell);
   const pyPre = h("pre", { "data-snippet": "python" }, py);

@@ -1,7 +1,7 @@
 // Notebook: Python cells in a live session (POST /sessions, then /sessions/{id}/execute,
 // streamed), with rich output inline. A server without sessions but with /run_jupyter runs all
 // the cells at once in a fresh kernel; one with neither says so.
-import { endpoints, post, url } from "../api.js";
+import { endpoints, headers, post, url } from "../api.js";
 import { editor } from "../editor.js";
 import { h, replace, seconds } from "../dom.js";
 import { bundle, errorOutput, output } from "../outputs.js";
@@ -47,7 +47,7 @@ function liveSession(status) {
     replace(cell.out);
     const response = await fetch(url(`/sessions/${encodeURIComponent(sid)}/execute`), {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" },
+      headers: headers({ "Content-Type": "application/json", Accept: "application/x-ndjson" }),
       body: JSON.stringify({ code: cell.editor.value, stream: true }),
     });
     if (!response.ok) {
@@ -91,7 +91,7 @@ function liveSession(status) {
     replace(status, r.ok ? `Session ${id}: kernel restarted, variables cleared.` : r.error);
   }
   addEventListener("pagehide", () => {
-    if (id) fetch(url(`/sessions/${encodeURIComponent(id)}`), { method: "DELETE", keepalive: true });
+    if (id) fetch(url(`/sessions/${encodeURIComponent(id)}`), { method: "DELETE", headers: headers(), keepalive: true });
   });
   return { run, restart };
 }

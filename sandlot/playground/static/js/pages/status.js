@@ -1,6 +1,6 @@
 // Status: /health (isolation, slots busy, queue), the languages with their versions, and the
 // server's metrics when it has a /metrics endpoint; refreshed every two seconds while visible.
-import { endpoints, get, url } from "../api.js";
+import { endpoints, get, headers, url } from "../api.js";
 import { h, replace } from "../dom.js";
 import { languages } from "../languages.js";
 
@@ -83,7 +83,7 @@ export async function mount(main) {
   const stamp = h("p", { class: "hint" });
   async function refresh() {
     if (document.hidden) return;
-    const [r, m] = await Promise.all([get("/health"), paths.has("/metrics") ? fetch(url("/metrics")) : null]);
+    const [r, m] = await Promise.all([get("/health"), paths.has("/metrics") ? fetch(url("/metrics"), { headers: headers() }) : null]);
     replace(health, healthView(r));
     if (m) replace(metrics, m.ok ? metricsView(await m.text()) : h("p", { class: "status bad" }, `HTTP ${m.status} from /metrics`));
     replace(stamp, `Updated ${new Date().toLocaleTimeString()}; every ${EVERY_MS / 1000} s.`);

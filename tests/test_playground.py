@@ -16,6 +16,7 @@ from sandlot.playground.templates import TEMPLATES
 from tests.conftest import ROOT
 
 
+@pytest.mark.root
 def test_root_and_bare_path_redirect_to_the_playground(client: httpx.Client) -> None:
     for path, target in (("/", "/playground/"), ("/playground", "/playground/")):
         r = client.get(path)
@@ -24,6 +25,7 @@ def test_root_and_bare_path_redirect_to_the_playground(client: httpx.Client) -> 
     assert client.get("/", follow_redirects=True).url.path == "/playground/"
 
 
+@pytest.mark.root
 @pytest.mark.parametrize("path", ["/playground/", *(f"/playground/{p}" for p in PAGES)])
 def test_every_page_is_the_shell_with_a_strict_policy(client: httpx.Client, path: str) -> None:
     r = client.get(path)
@@ -58,6 +60,7 @@ def test_no_page_script_writes_markup() -> None:
             assert allowed or sink not in source, f"{path.name} uses {sink}"
 
 
+@pytest.mark.root
 def test_static_files_are_served_with_their_types(client: httpx.Client) -> None:
     files = static_files()
     assert "vendor/codemirror/codemirror.js" in files and "js/app.js" in files
@@ -79,12 +82,14 @@ def test_static_files_are_served_with_their_types(client: httpx.Client) -> None:
     "/playground/nosuchpage",
     "/playground/static/js/app.js%00.html",
 ])  # fmt: skip
+@pytest.mark.root
 def test_only_the_packaged_files_are_served(client: httpx.Client, path: str) -> None:
     r = client.get(path)
     assert r.status_code == 404
     assert "detail" in r.json()
 
 
+@pytest.mark.root
 def test_templates_cover_the_language_table(client: httpx.Client) -> None:
     rows = {row.name for row in LANGUAGES}
     assert set(TEMPLATES) - rows == set(), "templates of no language row"
@@ -95,6 +100,7 @@ def test_templates_cover_the_language_table(client: httpx.Client) -> None:
                                 "output": "Hello, world!\n"}  # fmt: skip
 
 
+@pytest.mark.root
 @pytest.mark.slow
 @pytest.mark.parametrize("language", sorted(TEMPLATES))
 def test_every_template_does_what_it_says(run, client: httpx.Client, language: str) -> None:
@@ -106,3 +112,11 @@ def test_every_template_does_what_it_says(run, client: httpx.Client, language: s
     assert out["status"] == "Success", out
     if template.output is not None:
         assert out["run_result"]["stdout"] == template.output
+
+
+@pytest.mark.root
+def test_a_foreign_host_gets_no_page(client: httpx.Client) -> None:
+    """DNS rebinding: a page of another site that resolves to this server gets nothing."""
+    for path in ("/playground/", "/playground/static/js/app.js", "/"):
+        r = client.get(path, headers={"Host": "attacker.example"})
+        assert r.status_code == 400 and "Host" in r.json()["detail"]

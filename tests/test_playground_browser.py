@@ -23,7 +23,7 @@ import pytest
 from sandlot.playground.templates import TEMPLATES
 from tests.conftest import ROOT, Server
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.root]  # a real server: the jail
 
 CHROMIUM = "/usr/bin/chromium"
 # Flags that work in this kind of machine: no sandbox of Chromium's own (we run as root), no
@@ -111,7 +111,9 @@ def page(browser, server: Server) -> Iterator[Page]:
     assert tab.errors == [], "console errors"
 
 
-@pytest.mark.parametrize("language", ["python", "cpp", "java"])
+@pytest.mark.parametrize(
+    "language", ["python", "cpp", pytest.param("java", marks=pytest.mark.slow)]
+)
 def test_hello_world_runs(page: Page, language: str) -> None:
     page.open()
     page.tab.select_option("#language", language)

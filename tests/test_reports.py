@@ -114,10 +114,14 @@ def _check(summary: dict, records: list[dict]) -> None:
     assert all(r["language"] == "python" and r["run_time"] > 0 for r in records)
 
 
+@pytest.mark.root
+@pytest.mark.slow
 def test_eval_report_on_the_local_engine(tmp_path: Path) -> None:
     _check(*_report(tmp_path))
 
 
+@pytest.mark.root
+@pytest.mark.slow
 def test_eval_report_against_a_server(tmp_path: Path, server: Server) -> None:
     summary, records = _report(tmp_path, "--server", server.url)
     _check(summary, records)

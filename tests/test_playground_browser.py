@@ -295,6 +295,25 @@ def test_share_link_round_trips_and_never_runs_by_itself(page: Page, browser, se
     assert other.errors == []
 
 
+def test_a_tests_page_link_round_trips_its_cases(page: Page, browser, server) -> None:
+    page.open("tests")
+    page.tab.check("#kind-stdin")
+    page.tab.fill(".case:nth-child(1) [data-case=input]", "7 8")
+    page.tab.fill(".case:nth-child(1) [data-case=expected]", "15")
+    page.tab.click("text=Share link")
+    link = page.tab.input_value("[data-share=link]")
+    assert link.startswith(f"{server.url}/playground/tests#p=")
+    other = Page(browser, server)
+    other.tab.goto(link)
+    other.tab.wait_for_selector("body[data-ready=true]")
+    assert other.tab.is_checked("#kind-stdin")
+    assert other.tab.input_value(".case:nth-child(1) [data-case=input]") == "7 8"
+    assert other.tab.input_value(".case:nth-child(1) [data-case=expected]") == "15"
+    assert other.tab.locator(".case").count() == 3 and other.code() == page.code()
+    other.tab.close()
+    assert other.errors == []
+
+
 def _unpack(text: str) -> str:
     return zlib.decompress(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), -15).decode()
 

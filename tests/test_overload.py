@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -76,3 +78,38 @@ def test_sandlot_client_retries_504_until_served(small_server):
         assert out.stdout == "served\n"
         for f in blockers:
             f.result()
+
+
+def test_a_cancelled_request_holds_its_slot_until_its_run_ends():
+    """A request cancelled mid-run (a batch's stop_on_first_failure, a shutdown) cannot stop
+    the run in its thread: its slot stays taken until the run ends, so the next caller is
+    admitted to a free slot, never queued unseen behind the old run's lock."""
+    from sandlot.config import Config
+    from sandlot.executor import CodeRequest
+    from sandlot.service import Service
+
+    service = Service(Config.load(slots=1, uid_base=64500, state_dir="/run/sandlot-test-cancel"))
+    service.start()
+    try:
+        executor = service.executor
+
+        async def scenario() -> tuple[bool, int, int, str]:
+            long = asyncio.create_task(
+                executor.execute(CodeRequest(code=SLEEP.format(5), language="python"))
+            )
+            while executor.admission.busy == 0:
+                await asyncio.sleep(0.01)
+            long.cancel()
+            await asyncio.sleep(0.2)  # a 5 s run: still going
+            pending, busy_while_running = not long.done(), executor.admission.busy
+            with contextlib.suppress(asyncio.CancelledError):
+                await long
+            busy_after = executor.admission.busy
+            nxt = await executor.execute(CodeRequest(code="print('next')", language="python"))
+            return pending, busy_while_running, busy_after, nxt.run.stdout.decode()
+
+        pending, busy_while_running, busy_after, out = asyncio.run(scenario())
+    finally:
+        service.close()
+    assert pending and busy_while_running == 1, "the slot was freed while its run went on"
+    assert busy_after == 0 and out == "next\n"

@@ -7,6 +7,7 @@ cases against that build, each in a fresh box, and knows no bwrap flag: the jail
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
@@ -115,8 +116,18 @@ class Executor:
 
     async def _jail_run(self, slot: int, spec: RunSpec, language: str, step: str) -> Outcome:
         loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._threads, self.jail.run, slot, spec)
         try:
-            outcome = await loop.run_in_executor(self._threads, self.jail.run, slot, spec)
+            outcome = await asyncio.shield(future)
+        except asyncio.CancelledError:
+            # The run goes on in its thread whatever this task does: its slot is not free until
+            # it ends, or the next caller admitted there would wait on the slot's lock, unseen
+            # by admission (its queue time, the busy count and /health would all be wrong).
+            while not future.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait([future])
+            future.exception()  # retrieved: nobody waits for this run's result or its error
+            raise
         except JailError as exc:
             jail_failed(exc, slot, language)
             raise

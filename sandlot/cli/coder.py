@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
-from sandlot.cli.sandbox import sandbox
 from sandlot.coder import task as defaults
 from sandlot.coder.task import CodeResult, CodeTask
 from sandlot.errors import SandlotError
@@ -68,6 +67,8 @@ def test_cmd(
     """
     cfg = load_config(config, slots=1)
     try:
+        from sandlot.cli.sandbox import sandbox  # the client or a Service: only when used
+
         with sandbox(sandbox_url, cfg) as box:
             outcome = box.run(Path(repo), cmd, timeout)
     except SandlotError as exc:
@@ -136,6 +137,8 @@ def code_cmd(
     )  # fmt: skip
     try:
         prep = prepare(task, cfg.runtime_dir)
+        from sandlot.cli.sandbox import sandbox  # the client or a Service: only when used
+
         box = sandbox(sandbox_url, cfg)
     except SandlotError as exc:
         raise fail(str(exc)) from None

@@ -88,7 +88,7 @@ def response(execution: Execution) -> RunCodeResponse:
     last = run or command_result(execution.compile)
     return RunCodeResponse(
         status=RunStatus(execution.status),
-        message=execution.error or "",
+        message=execution.message,
         compile_result=command_result(execution.compile),
         run_result=run,
         executor_pod_name=POD,

@@ -4,6 +4,7 @@ Imports the jail and the languages table; never the API, CLI or judge. The layer
 jail's `Outcome` only as this package hands it out (re-exported here), never the jail itself.
 """
 
+from sandlot.executor.guards import Seal
 from sandlot.executor.results import (
     TIME_LIMITS,
     CaseResult,
@@ -24,6 +25,7 @@ __all__ = [
     "Execution",
     "Executor",
     "Outcome",
+    "Seal",
     "TestCase",
     "TestRun",
     "Verdict",

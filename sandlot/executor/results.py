@@ -10,6 +10,11 @@ from enum import StrEnum
 
 from sandlot.jail import Limit, Outcome
 
+UNPROVEN = (
+    "the tests did not run to their end: the program exited 0 before its tests had all run "
+    "and passed"
+)
+
 # SandboxFusion's enums (research/sandboxfusion.md §1.2); never add values, add fields instead.
 SUCCESS, FAILED, SANDBOX_ERROR = "Success", "Failed", "SandboxError"
 FINISHED, TIME_LIMIT_EXCEEDED, ERROR = "Finished", "TimeLimitExceeded", "Error"
@@ -77,6 +82,13 @@ class Execution:
     files: dict[str, bytes] = field(default_factory=dict)
     error: str | None = None  # the sandbox could not serve the request (not the program's fault)
     cached: bool = False  # the compile step came from the compile cache
+    sealed: bool = False  # the run had to prove that its tests ran to their end (seal.py)
+    proof: bytes | None = None  # the payload of the seal it wrote, if it wrote one
+
+    @property
+    def unproven(self) -> bool:
+        """A sealed run that exited 0 without its seal: its tests did not all run and pass."""
+        return self.sealed and self.proof is None and self.run is not None and self.run.ok
 
     @property
     def status(self) -> str:
@@ -87,7 +99,15 @@ class Execution:
                 command_status(step) == TIME_LIMIT_EXCEEDED or return_code(step) != 0
             ):
                 return FAILED
-        return SUCCESS
+        return FAILED if self.unproven else SUCCESS
+
+    @property
+    def message(self) -> str:
+        if self.error is not None:
+            return self.error
+        if self.unproven:
+            return UNPROVEN
+        return ""
 
 
 @dataclass(slots=True)

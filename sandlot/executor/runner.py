@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -17,10 +16,12 @@ from dataclasses import dataclass, field
 from sandlot import telemetry
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailError, TooLarge
-from sandlot.executor import harness
+from sandlot.executor import guards
+from sandlot.executor import seal as sealing
 from sandlot.executor.admission import Admission, Lane
 from sandlot.executor.cache import Build, CompileCache, build_key
 from sandlot.executor.compare import Checker
+from sandlot.executor.guards import Seal
 from sandlot.executor.results import CaseResult, Execution, TestRun, describe
 from sandlot.executor.shell import shell_spec
 from sandlot.jail import Jail, Limits, Outcome, RunSpec
@@ -38,6 +39,9 @@ class CodeRequest:
     run_timeout: float | None = None
     memory_mb: int | None = None
     fetch: tuple[str, ...] = ()
+    # Accepted only if its tests are proven to have ended (seal.py); a test framework's runs and
+    # expression test cases are sealed whatever this says.
+    seal: Seal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +211,8 @@ class Executor:
         if (reason := self._unavailable(row)) is not None:
             result.error = reason
             return result
-        files = {**req.files, row.source: row.program(req.code).encode()}
+        files = self._sources(row, req)
+        seal = req.seal or (Seal() if guards.sealed(row, req.code) else None)
         try:
             async with self.admission.slot() as slot:
                 if row.compile is not None:
@@ -216,18 +221,29 @@ class Executor:
                     if not build.outcome.ok:
                         return result
                     files = {**files, **build.artifacts}
+                secret = sealing.new()  # for this run only: never in the build
+                run_files = guards.run_files(row, files, secret, seal) if seal else files
+                argv = guards.run_argv(row) if seal else row.run
                 result.run = await self._jail_run(
-                    slot, self._run_spec(row, req, files), row.name, "run"
+                    slot, self._run_spec(row, req, run_files, argv), row.name, "run"
                 )
                 result.files, result.run.files = result.run.files, {}
+                if seal is not None:
+                    result.sealed, result.proof = True, _open(result.run, secret)
         except JailError as exc:
             result.error = str(exc)
         return result
 
-    def _run_spec(self, row: Language, req: CodeRequest, files: dict[str, bytes]) -> RunSpec:
+    def _run_spec(
+        self,
+        row: Language,
+        req: CodeRequest,
+        files: dict[str, bytes],
+        argv: tuple[str, ...] | None = None,
+    ) -> RunSpec:
         memory_mb = self._memory_mb(req)
         return self._spec(
-            row, row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
+            row, argv or row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
             limits=self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb),
         )  # fmt: skip
 
@@ -236,13 +252,18 @@ class Executor:
         cache), or None when it does not build: what a benchmark runs to price the executor's
         own work, or runs bare to price the box."""
         row = self.check(req)
-        files = {**req.files, row.source: row.program(req.code).encode()}
+        files = self._sources(row, req)
         if row.compile is not None:
             build, _ = await self._build(None, row, files, req)
             if not build.outcome.ok:
                 return None
             files = {**files, **build.artifacts}
         return self._run_spec(row, req, files)
+
+    def _sources(self, row: Language, req: CodeRequest) -> dict[str, bytes]:
+        """What a build starts from: the request's files, a framework guard's, the code."""
+        return {**req.files, **guards.build_files(row, req.code),
+                row.source: row.program(req.code).encode()}  # fmt: skip
 
     async def run_tests(self, req: CodeRequest, cases: list[TestCase]) -> TestRun:
         """Build once, then every case in its own box, in parallel across the slots."""
@@ -262,10 +283,10 @@ class Executor:
         if (reason := self._unavailable(row)) is not None:
             execution.error = reason
             return TestRun(execution, [])
-        files = {**req.files, row.source: row.program(req.code).encode()}
+        files = self._sources(row, req)
         lane = self.admission.lane()  # the cases take one turn at a time with other requests
         try:
-            if row.compile is not None and not expr_cases:
+            if row.compile is not None:
                 build, execution.cached = await self._build(None, row, files, req, lane)
                 execution.compile = build.outcome
                 if not build.outcome.ok:
@@ -284,35 +305,28 @@ class Executor:
     ) -> CaseResult:
         memory_mb = self._memory_mb(req)
         limits = self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb)
-        if case.input is not None:
-            assert row.harness is not None
-            source = harness.program(row.harness, req.code, case.input, case.expected)
-            spec = self._spec(
-                row, row.run, memory_mb, files={**files, row.source: source.encode()},
-                fetch=(harness.RESULT_FILE,), limits=limits,
-            )  # fmt: skip
-        else:
-            spec = self._spec(
-                row, row.run, memory_mb, files=files,
-                stdin=(case.stdin or "").encode(), limits=limits,
-            )  # fmt: skip
+        expression = (case.input, case.expected) if case.input is not None else None
+        seal = req.seal or (Seal() if expression or guards.sealed(row, req.code) else None)
+        secret = sealing.new()
+        spec = self._spec(
+            row, guards.run_argv(row) if seal else row.run, memory_mb,
+            files=guards.run_files(row, files, secret, seal, expression) if seal else files,
+            stdin=(case.stdin or "").encode(), limits=limits,
+        )  # fmt: skip
         outcome = await self.run_box(spec, lane, row.name)
+        proof = _open(outcome, secret) if seal else b""
         result = CaseResult(
             passed=False, run=outcome, expected=case.expected, actual=None,
             input=case.input, stdin=case.stdin,
         )  # fmt: skip
-        if case.input is not None:
-            verdict = outcome.files.pop(harness.RESULT_FILE, None)
-            if verdict is not None:
-                data = json.loads(verdict)
-                result.passed, result.actual = bool(data["passed"]) and outcome.ok, data["actual"]
-            else:
-                result.error = describe(outcome)
-        else:
+        if expression is not None and proof:
+            result.passed = proof[:1] == b"1" and outcome.ok
+            result.actual = proof[1:].decode(errors="replace")
+        elif expression is None and proof is not None:
             result.actual = outcome.stdout.decode(errors="replace")
             result.passed = outcome.ok and STDOUT_CHECKER.compare(result.actual, case.expected)[0]
-            if not outcome.ok:
-                result.error = describe(outcome)
+        if result.actual is None or not outcome.ok:
+            result.error = _why_no_verdict(outcome)
         return result
 
 
@@ -325,3 +339,16 @@ def jail_failed(exc: JailError, slot: int, language: str) -> None:
         "jail error in slot %d (%s): %s%s", slot, language, exc,
         f" (cause: {type(cause).__name__}: {cause})" if cause is not None else "",
     )  # fmt: skip
+
+
+def _open(outcome: Outcome, secret: bytes) -> bytes | None:
+    """The payload of the run's seal (None: it has none), cut out of its stdout."""
+    opened = sealing.open_frame(outcome.stdout, secret)
+    outcome.stdout = opened.stdout
+    return opened.payload
+
+
+def _why_no_verdict(outcome: Outcome) -> str:
+    if outcome.ok:
+        return "the program ended before its tests did (an early exit)"
+    return describe(outcome)

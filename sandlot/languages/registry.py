@@ -34,7 +34,13 @@ class Language:
     env: dict[str, str] = field(default_factory=dict)
     requires: tuple[str, ...] = ()  # host paths that must exist for the language to be usable
     apt: tuple[str, ...] = ()  # Debian packages `sandlot setup` installs for it
-    harness: str | None = None  # how `{"input", "expected"}` test cases are evaluated
+    # The driver that runs a sealed run's program and `{"input", "expected"}` test cases
+    # (sandlot/executor/guards), and the file it runs (default: `source`; a build's output).
+    harness: str | None = None
+    harness_program: str = ""
+    # A test framework's guard: every run is sealed, accepted only when the framework reported
+    # every test passed (sandlot/executor/guards/frameworks.py).
+    guard: str | None = None
     pids: int = 0  # processes/threads the toolchain needs at least (the JVM's threads)
     warm: bool = False  # run is `PYTHON SCRIPT`: may run in a fork of a warm interpreter
     summary: str = ""

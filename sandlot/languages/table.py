@@ -107,15 +107,17 @@ GO_ENV = {
     "CGO_ENABLED": "0",
 }
 # The test binary run as `go test FILE` runs it (with its flags: an os.Exit(0) in a test fails),
-# printing what `go test` prints: on a pass only its `ok` line, on a failure the binary's output
-# (stdout and stderr, merged) then its `FAIL` lines; SandboxFusion's users parse these lines.
+# printing what `go test` prints: on a pass only its `ok` line (and the seal its guard wrote,
+# sandlot/executor/guards), on a failure the binary's output (stdout and stderr, merged) then its
+# `FAIL` lines; SandboxFusion's users parse these lines.
 GO_TEST_RUN = (
     (
         "s=$(date +%s%N); ./main.test -test.paniconexit0 -test.timeout=10m0s > .go-test.out 2>&1; "
         "rc=$?; ms=$((($(date +%s%N) - s) / 1000000)); t=$(printf '%d.%03ds' $((ms / 1000)) "
         "$((ms % 1000))); p=command-line-arguments; if [ $rc -eq 0 ]; then "
         "grep -q '^testing: warning: no tests to run' .go-test.out && t=\"$t [no tests to run]\"; "
-        "printf 'ok  \\t%s\\t%s\\n' $p \"$t\"; else cat .go-test.out; "
+        "printf 'ok  \\t%s\\t%s\\n' $p \"$t\"; sed -n '/^[0-9a-f]\\{64\\}$/p' .go-test.out | "
+        "tail -n 1; else cat .go-test.out; "
         "printf 'FAIL\\t%s\\t%s\\nFAIL\\n' $p \"$t\"; exit 1; fi"
     )
     .replace("{", "{{")
@@ -175,6 +177,7 @@ LANGUAGES: tuple[Language, ...] = (
         name="pytest",
         source="test_main.py",
         run=(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "{src}"),
+        guard="pytest",
         version=(PY, "-m", "pytest", "--version"),
         binds=("{runtime}/python",),
         requires=(PY,),
@@ -338,6 +341,7 @@ LANGUAGES: tuple[Language, ...] = (
         ),
         artifacts=("main.test",),
         run=("/bin/sh", "-c", GO_TEST_RUN),
+        guard="go_test",
         version=(GO, "version"),
         binds=("{runtime}/go", "{runtime}/go-cache"),
         env=GO_ENV,
@@ -363,6 +367,7 @@ LANGUAGES: tuple[Language, ...] = (
             '--class-path "$cp" --scan-class-path --disable-banner --disable-ansi-colors '
             "--details=tree --fail-if-no-tests",
         ),
+        guard="junit",
         # The launcher reports no version of its own ("DEVELOPMENT"): Debian's package says it.
         version=("/usr/bin/dpkg-query", "-W", "-f=JUnit ${{Version}}\n", "junit5"),
         binds=("/etc/java-17-openjdk", CDS),  # javac's archive, recorded for the java row
@@ -389,6 +394,8 @@ LANGUAGES: tuple[Language, ...] = (
         ),
         artifacts=("main.js",),
         run=(*NODE, "main.js"),
+        harness="javascript",
+        harness_program="main.js",
         version=(ESBUILD, "--version"),
         binds=("{runtime}/node",),
         env=NODE_ENV,
@@ -408,6 +415,7 @@ LANGUAGES: tuple[Language, ...] = (
             "--ci",
             "--runInBand",
         ),
+        guard="jest",
         version=("/usr/bin/node", f"{NODE_MODULES}/jest/bin/jest.js", "--version"),
         binds=("{runtime}/node",),
         env={"FORCE_COLOR": "0"},
@@ -562,9 +570,11 @@ LANGUAGES: tuple[Language, ...] = (
         name="D_ut",
         aliases=("d",),
         source="main.d",
-        compile=("/usr/bin/gdc", "-O", "-funittest", "-o", "main", "{src}"),
+        # The guard's module first: its constructor runs before any of the code's.
+        compile=("/usr/bin/gdc", "-O", "-funittest", "-o", "main", "sandlot_seal.d", "{src}"),
         artifacts=("main",),
         run=("./main",),
+        guard="D",
         version=("/usr/bin/gdc", "--version"),
         requires=("/usr/bin/gdc",),
         apt=("gdc",),

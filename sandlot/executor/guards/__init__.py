@@ -1,0 +1,88 @@
+"""Guards: what a sealed run (sandlot/executor/seal.py) adds to its box so that the end of its
+tests can be proven.
+
+- Rows with a `harness` (Python, JavaScript, TypeScript) run their program through a driver
+  (`python_driver.py`, `driver.js`), which also judges `{"input", "expected"}` test cases after it.
+- Rows with a `guard` are test frameworks: their own hook writes the seal once the framework has
+  reported every test passed, with its counts (`frameworks.py`).
+- Other rows add only the secret: the judge puts the guard into the program's text
+  (sandlot/judge/guards.py).
+
+Nothing of a guard goes into a build: compile steps see the same files from one submission to the
+next, and the compile cache hits.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from sandlot.executor import seal as sealing
+from sandlot.executor.guards import frameworks
+from sandlot.languages import Language
+
+PROGRAM_FILE = ".sandlot_program"
+_HERE = Path(__file__).parent
+_PY = (_HERE / "python_driver.py").read_text()
+_JS = (_HERE / "driver.js").read_text()
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    """A request for a sealed run: accepted only if its tests are proven to have ended."""
+
+    # Where the code's tests begin (a driver compiles the answer before them on its own, and
+    # only the answer is on disk while the program runs); None: all of it is tests.
+    tests_at: int | None = None
+    strict: bool = False  # compare plain data only (the drivers' `strict`)
+
+
+def sealed(row: Language, code: str) -> bool:
+    """Whether every run of the row is sealed (a test framework's: a run is a test run)."""
+    return row.guard is not None and frameworks.sealed(row.guard, code)
+
+
+def driver(harness: str, program: str, seal: Seal, case: tuple[str, str] | None) -> str:
+    """The text of the driver that runs `program` (and judges `case` after it)."""
+    tests_at = seal.tests_at or 0
+    if case is not None:
+        tests_at = len(program)  # the program is the answer; the case's text is the test
+    params = {"seal": sealing.SEAL_FILE, "program": PROGRAM_FILE, "strict": seal.strict,
+              "case": list(case) if case else None}  # fmt: skip
+    if harness == "python":
+        return f"{_PY}\n\n__sandlot_driver({ {**params, 'tests_at': tests_at}!r})\n"
+    # JavaScript counts UTF-16 units
+    units = len(program[:tests_at].encode("utf-16-le")) // 2
+    return f"{_JS}\nsandlotDriver({json.dumps({**params, 'testsAt': units})});\n"
+
+
+def run_files(
+    row: Language,
+    files: dict[str, bytes],
+    secret: bytes,
+    seal: Seal,
+    case: tuple[str, str] | None = None,
+) -> dict[str, bytes]:
+    """The files of a sealed run step, from the build's (sources, artifacts, the request's)."""
+    out = {**files, sealing.SEAL_FILE: secret}
+    if row.compile is not None:
+        out.pop(row.source, None)  # the tests are in it; the run needs only what was built
+    if row.harness is not None:
+        name = row.harness_program or row.source
+        program = files[name]
+        out[PROGRAM_FILE] = program
+        text = driver(row.harness, program.decode(errors="surrogateescape"), seal, case)
+        out[name] = text.encode(errors="surrogateescape")
+    if row.guard is not None:
+        out.update(frameworks.run_files(row.guard))
+    return out
+
+
+def build_files(row: Language, code: str) -> dict[str, bytes]:
+    """What a test framework's guard adds to the build (the same for every submission)."""
+    return frameworks.build_files(row.guard, code) if row.guard is not None else {}
+
+
+def run_argv(row: Language) -> tuple[str, ...]:
+    return frameworks.run_argv(row.guard, row.run) if row.guard is not None else row.run

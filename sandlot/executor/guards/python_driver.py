@@ -1,0 +1,167 @@
+"""sandlot's Python driver: it runs a program, and writes the run's seal (sandlot/executor/seal.py)
+only when the program's tests ran to their end.
+
+A sealed run's main.py is this file's text and one call of `__sandlot_driver`. It runs in the box,
+never in the server: it uses only the interpreter's built-ins and modules loaded at start-up (a
+work dir file named like a module cannot stand in for one), and keeps what it needs in its own
+frame before the program runs. Before the first line of the program runs, the secret and the
+program's text are out of the work dir, and main.py holds only the answer: the tests exist in
+memory alone. `params`:
+
+    seal, program   the files to read and remove: the run's secret, the program's text
+    tests_at        where the program's tests begin; the answer before them is compiled on its own,
+                    so no string or bracket it leaves open can swallow the tests
+    strict          the tests see the built-ins as they were before the answer ran, and what the
+                    answer's callables return as plain data (no __eq__ of the answer's making)
+    case            [input, expected]: a /run_code test case, judged after the program
+
+The seal's payload is empty for a program, and "1" or "0" (passed) then the actual value's repr
+for a case.
+"""
+
+
+def __sandlot_driver(params):
+    import builtins
+    import os
+    import sys
+
+    # What is used once the program has started is taken here first: the program may patch the
+    # built-ins, os or sys, but not what this frame holds.
+    kept = dict(builtins.__dict__)
+    inf, dict_, type_ = float("inf"), dict, type
+    write, unlink, hook = os.write, os.unlink, sys.excepthook
+    strict, case = params["strict"], params["case"]
+
+    def take(name):
+        with kept["open"](name, "rb") as f:
+            data = f.read()
+        unlink(name)
+        return data
+
+    seal = take(params["seal"])
+    source = take(params["program"]).decode("utf-8", "surrogateescape")
+    here = os.path.abspath(__file__)
+    answer, tests = source[: params["tests_at"]], source[params["tests_at"] :]
+    with open(here, "wb") as f:  # where the program's __file__ says it is: the answer alone
+        f.write(answer.encode("utf-8", "surrogateescape"))
+
+    own = globals()
+
+    def failed(exc, tb):
+        # As Python reports it, from the program's frames (not this driver's), with the program's
+        # lines: its whole text is on disk again (the run has failed, whatever reads it now).
+        with kept["open"](here, "wb") as f:
+            f.write(source.encode("utf-8", "surrogateescape"))
+        frames = []
+        while tb is not None:
+            if tb.tb_frame.f_globals is not own:
+                frames.append(tb)
+            tb = tb.tb_next
+        for entry in reversed(frames):
+            tb = kept["type"](entry)(tb, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+        hook(kept["type"](exc), exc.with_traceback(tb), tb)
+        raise kept["SystemExit"](1)
+
+    try:
+        first = compile(answer, here, "exec")
+        then = compile("\n" * answer.count("\n") + tests, here, "exec")
+    except SyntaxError as exc:
+        failed(exc, None)
+
+    scalars = (int, float, complex, str, bytes, bool, type(None), range)
+    containers = ((list, list.__iter__), (tuple, tuple.__iter__), (set, set.__iter__),
+                  (frozenset, frozenset.__iter__))  # fmt: skip
+    # A subclass of a built-in as its base's value, taken by the base's own method.
+    bases = ((int, int.__int__), (float, float.__float__), (str, str.__str__),
+             (bytes, bytes.__bytes__), (complex, complex.__complex__))  # fmt: skip
+    items, subclass, error = dict.items, kept["issubclass"], kept["TypeError"]
+
+    def plain(value, depth=0):
+        """`value` as built-in data of exact types: comparing it runs no code of the program's."""
+        kind = kept["type"](value)
+        if kind in scalars:
+            return value
+        if depth > 500:
+            raise error("strict comparison: data nested more than 500 deep")
+        for base, each in containers:
+            if subclass(kind, base):
+                return base([plain(v, depth + 1) for v in each(value)])
+        if subclass(kind, dict_):
+            return {plain(k, depth + 1): plain(v, depth + 1) for k, v in items(value)}
+        for base, convert in bases:
+            if subclass(kind, base):
+                return convert(value)
+        raise error(f"strict comparison: a {kind.__name__} is not plain data")
+
+    def plainly(fn):
+        def call(*args, **kwargs):
+            return plain(fn(*args, **kwargs))
+
+        for name in ("__name__", "__qualname__", "__doc__"):
+            if kept["hasattr"](fn, name):
+                kept["setattr"](call, name, kept["getattr"](fn, name, None))
+        call.__wrapped__ = fn
+        return call
+
+    def tests_scope(scope):
+        """The globals of the tests under `strict`."""
+        out = {}
+        for name, value in items(scope):
+            dunder = name.startswith("__") and name.endswith("__")
+            if not dunder and name in kept and value is not kept[name]:
+                continue  # the answer's own `abs` or `round`: the tests get the built-in
+            if kept["callable"](value) and not kept["isinstance"](value, type_):
+                value = plainly(value)
+            out[name] = value
+        out["__builtins__"] = kept
+        out["__sandlot_plain__"] = plain
+        return out
+
+    def close(x, y):  # math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12), math being unloaded
+        if x == y:
+            return True
+        size, big = kept["abs"], kept["max"]
+        if x != x or y != y or size(x) == inf or size(y) == inf:
+            return False
+        return size(x - y) <= big(1e-9 * big(size(x), size(y)), 1e-12)
+
+    def number(value):
+        return kept["isinstance"](value, (int, float)) and not kept["isinstance"](value, bool)
+
+    def judge(scope):
+        expression, text = case
+        actual = kept["eval"](expression, scope)
+        try:
+            expected, evaluated = kept["eval"](text, scope), True
+        except kept["Exception"]:
+            expected, evaluated = None, False
+        if strict:
+            actual = plain(actual)
+            expected = plain(expected) if evaluated else None
+        if not evaluated:
+            passed = kept["str"](actual) == text or kept["repr"](actual) == text
+        elif number(actual) and number(expected):
+            passed = close(actual, expected)
+        else:
+            passed = actual == expected
+        mark = b"1" if kept["bool"](passed) else b"0"
+        return mark + kept["repr"](actual).encode("utf-8", "backslashreplace")
+
+    main = kept["type"](sys)("__main__")
+    main.__file__ = here
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    try:
+        kept["exec"](first, main.__dict__)
+        scope = tests_scope(main.__dict__) if strict else main.__dict__
+        kept["exec"](then, scope)
+        payload = judge(scope) if case is not None else b""
+    except kept["SystemExit"]:
+        raise  # an exit, early or not, is the program's own: no seal
+    except kept["BaseException"] as exc:
+        failed(exc, exc.__traceback__)
+    try:
+        sys.stdout.flush()  # the program's own output before the seal
+    except kept["Exception"]:
+        pass
+    write(1, seal + payload + seal + b"\n")

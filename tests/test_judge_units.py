@@ -334,20 +334,24 @@ def test_mbxp_csharp_answer_full_program_or_bare_method_goes_in_the_class() -> N
     assert method in job.code
 
 
-def test_csharp_tests_print_a_fresh_nonce_at_the_end_of_their_main() -> None:
+def test_csharp_tests_write_the_seal_at_the_end_of_their_main() -> None:
     one = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
     two = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
-    assert one.flag and one.require_stdout and one.require_stdout != two.require_stdout
-    nonce = one.require_stdout.decode()
-    printed = f'global::System.Console.WriteLine("{nonce}");'
-    assert printed in one.code and printed not in one.test_code
+    # the same text each time: no secret in it, and the compile cache hits
+    assert one.seal and one.code == two.code
+    end = "SandlotSeal.End();"
+    assert end in one.code and end not in one.test_code
     main = one.code.index("static void Main")
     last_assert = one.code.rindex("Debug.Assert")
-    assert main < last_assert < one.code.index(printed)
+    assert main < last_assert < one.code.index(end)
+    # the secret is read first, by the first initializer of the class that holds Main
+    holder = one.code.rindex("class", 0, main)
+    first = one.code.index("{", holder) + 1
+    assert one.code[first:].lstrip().startswith("static readonly bool sandlotSealRead")
     # not in an answer's own Main, which is dropped anyway
-    assert braces.drop_main(one.code, "csharp").find(nonce) == -1
+    assert end not in braces.drop_main(one.code, "csharp")
     # MultiPL-E C#: the same, in the tests' Main
     row = Datasets(REGISTRY).get("multiple_cs").rows[0]
     job = _assemble("multiple_cs", row["name"], row["gpt_solution"])
-    assert job.flag and job.require_stdout.decode() in job.code
+    assert job.seal and end in job.code
     assert job.code.count("static void Main") == 1 and job.code.count("class Problem {") == 1

@@ -11,12 +11,11 @@ import ast
 import base64
 import json
 import re
-import secrets
 from collections.abc import Callable
 from typing import Any
 
 from sandlot.errors import InvalidRequest
-from sandlot.judge import braces, harnesses, reports
+from sandlot.judge import braces, guards, harnesses, reports
 from sandlot.judge.checkers import Checker
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
@@ -67,6 +66,14 @@ def decode_assets(asset: Any) -> dict[str, bytes]:
 def no_code(extracted: Extracted, why: str = "") -> Assembled:
     reason = why or f"no code found in the completion ({extracted.how})"
     return Assembled(extracted, None, reason)
+
+
+def python_program(answer: str, tests: str, **kw: Any) -> Program:
+    """The answer then its tests, as one sealed Python program: the driver compiles the answer
+    on its own and runs the tests after it (sandlot/executor/guards/python_driver.py)."""
+    if answer and not answer.endswith("\n"):
+        answer += "\n"
+    return Program("python", answer + tests, tests, seal=True, tests_at=len(answer), **kw)
 
 
 _UNINDENTED = re.compile(r"\n(?=\S)")
@@ -121,9 +128,8 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
     call = "" if re.search(r"^check\(", test, re.M) or not entry else f"\ncheck({entry})\n"
     if p.get("unittest"):  # BigCodeBench: TestCase classes, no check function
         call = harnesses.UNITTEST_MAIN
-    test_code = f"{test}\n{call}"
-    program = Program("python", f"{PY_IMPORTS}{solution}\n\n{test_code}", test_code,
-                      run_timeout=p.get("run_timeout"), flag=True)  # fmt: skip
+    program = python_program(f"{PY_IMPORTS}{solution}\n\n", f"{test}\n{call}",
+                             run_timeout=p.get("run_timeout"))  # fmt: skip
     return Assembled(ex, program)
 
 
@@ -142,14 +148,12 @@ def build_mbpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
     test_code = "\n".join(tests) + "\n"
     if p.get("sanitized"):
         setup = "\n".join(row.get("test_imports") or [])
-        full = f"{setup}\n{code}\n\n{test_code}"
     else:
         # Setup first, as SandboxFusion (and the original MBPP harness) do: tasks 367 and 927
         # build objects in their setup before their reference code defines the class.
         setup = row.get("test_setup_code") or lab.get("test_setup_code") or ""
-        full = f"{setup}\n{code}\n\n{test_code}"
-    return Assembled(ex, Program("python", full, test_code, run_timeout=p.get("run_timeout"),
-                                flag=True))  # fmt: skip
+    return Assembled(ex, python_program(f"{setup}\n{code}\n\n", test_code,
+                                        run_timeout=p.get("run_timeout")))  # fmt: skip
 
 
 def cruxeval_answer(completion: str) -> tuple[Extracted, str]:
@@ -199,10 +203,9 @@ def build_cruxeval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         if not call.lstrip().startswith("f("):
             call = f"f({call})"
         test = f"assert {call} == {row['output']}"
-    full = f"{row['code']}\n{test}\n"
     extracted = Extracted(answer, ex.kind, ex.how, ex.language)
-    return Assembled(extracted, Program("python", full, test, run_timeout=p.get("run_timeout"),
-                                       flag=True))  # fmt: skip
+    return Assembled(extracted, python_program(f"{row['code']}\n", f"{test}\n",
+                                               run_timeout=p.get("run_timeout")))  # fmt: skip
 
 
 # CRUXEval-X: how each language's test calls the function; `????` is the blank.
@@ -243,8 +246,8 @@ def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
     if ex.continuation:
         code = row.get("content", "") + code
     test = row.get("test", "")
-    return Assembled(ex, Program("python", f"{PY_IMPORTS}{code}\n\n{test}\n", test,
-                                test_info=labels(row), flag=True))  # fmt: skip
+    return Assembled(ex, python_program(f"{PY_IMPORTS}{code}\n\n", f"{test}\n",
+                                        test_info=labels(row)))  # fmt: skip
 
 
 def build_palmath(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
@@ -252,9 +255,11 @@ def build_palmath(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
     if ex.empty or not _defines(ex.code, "solution"):
         return no_code(ex, "the completion has no `def solution():` in a python block")
     files = decode_assets(ensure_json(row.get("test", {})).get("asset"))
+    # The ground truth goes into the tests' text, which is in memory only: a file in the work
+    # dir would be the answer's to read.
+    truth = json.loads(files.pop("answer.json", b"{}") or b"{}").get("gt")
     code = cut_at(ex.code, PY_TAIL_MARKERS)
-    return Assembled(ex, Program("python", code + "\n" + harnesses.PALMATH, harnesses.PALMATH,
-                                files=files, flag=True))  # fmt: skip
+    return Assembled(ex, python_program(code, harnesses.palmath(truth), files=files))
 
 
 def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
@@ -282,16 +287,44 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         code = class_members(code, template, slot, resolved)
     if resolved == "java" and "javatuples" not in code:
         template = template.replace("import org.javatuples.*;\n", "")
-    program_template, nonce = guard_end(template, resolved)
-    full = program_template.replace("#<INSERT>", code) if slot >= 0 else (
-        f"{code}\n{program_template}")  # fmt: skip
+    if resolved == "python":
+        template = _unittest_result(template)
+    program_template, sealed = guards.guard_end(template, resolved)
+    if slot >= 0:
+        full = program_template.replace("#<INSERT>", code)
+        answer_end = slot + len(code)
+    else:
+        full, answer_end = f"{code}\n{program_template}", len(code) + 1
+    if sealed:
+        full = guards.with_start(full, resolved)
     forbidden = ("exit(0)",) if p.get("mbxp") and language in ("python", "cpp") else ()
     markers = (b"FAILURE",) if resolved == "racket" else ()
-    program = Program(language, full, template, files=decode_assets(test.get("asset")),
-                      run_timeout=p.get("run_timeout"), forbidden=forbidden,
-                      fail_markers=markers, flag=nonce is not None,
-                      require_stdout=nonce, fetch=reports.fetch_for(resolved))  # fmt: skip
+    files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
+    if resolved == "python":
+        return Assembled(ex, python_program(full[:answer_end], full[answer_end:], files=files,
+                                            run_timeout=p.get("run_timeout"),
+                                            forbidden=forbidden, fetch=fetch))  # fmt: skip
+    program = Program(language, full, template, files=files, run_timeout=p.get("run_timeout"),
+                      forbidden=forbidden, fail_markers=markers, seal=sealed,
+                      fetch=fetch)  # fmt: skip
     return Assembled(ex, program)
+
+
+_UNITTEST_MAIN = re.compile(r"^([ \t]*)unittest\.main\((.*)\)[ \t]*$", re.M)
+
+
+def _unittest_result(template: str) -> str:
+    """`unittest.main(...)` ends the program with sys.exit, which a sealed program must not:
+    run it without exiting, and fail unless every test passed and none was skipped."""
+
+    def run(m: re.Match[str]) -> str:
+        indent, args = m.group(1), m.group(2).strip()
+        result = f"{indent}__sandlot_result = unittest.main({args}{', ' if args else ''}exit=False)"
+        check = (f"{indent}if not __sandlot_result.result.wasSuccessful() or "
+                 f"__sandlot_result.result.skipped:\n{indent}    raise SystemExit(1)")  # fmt: skip
+        return f"{result}\n{check}"
+
+    return _UNITTEST_MAIN.sub(run, template)
 
 
 def class_members(code: str, template: str, slot: int, language: str) -> str:
@@ -309,52 +342,6 @@ def class_members(code: str, template: str, slot: int, language: str) -> str:
     if braces.main_span(template, language) is not None:
         members = braces.drop_main(members, language)
     return members
-
-
-# Statements printing a nonce, per language whose tests end in a main (Python's: engine.py),
-# none needing an import the test may lack (gcc's builtin puts needs no header).
-_NONCE_PRINT = {
-    "csharp": 'global::System.Console.WriteLine("{nonce}");',
-    "java": 'System.out.println("{nonce}");',
-    "cpp": '__builtin_puts("{nonce}");',
-    "rust": 'println!("{nonce}");',
-    "scala": 'println("{nonce}")',
-}
-
-
-# Languages whose tests are statements run in order to the program's end (MultiPL-E's end by
-# calling their test function): the nonce is printed by a last line of its own. Not Ruby
-# (test-unit runs its tests at exit) nor Lua (luaunit's tests end in os.exit).
-_NONCE_TAIL = {
-    "nodejs": 'console.log("{nonce}");',
-    "typescript": 'console.log("{nonce}");',
-    "php": 'echo "{nonce}\\n";',
-    "perl": 'print "{nonce}\\n";',
-    "R": 'cat("{nonce}\\n")',
-    "bash": "echo {nonce}",
-    "racket": '(displayln "{nonce}")',
-}
-
-
-def guard_end(test: str, language: str) -> tuple[str, bytes | None]:
-    """`test` printing a fresh nonce as the last statement of its main (or, where tests are
-    top-level statements, as its last line), and the nonce; or `test` as it is and None where
-    the language or the test has no such place.
-
-    A program that exits with success before its tests end (`Environment.Exit(0)`,
-    `System.exit(0)`, `exit(0)` in the answer; SandboxFusion forbids the text `exit(0)` in
-    MBXP's Python and C++ answers only) then lacks the nonce.
-    It is random per submission, so an answer cannot print it, and it goes in the test's own
-    main, never in the answer's (assemblers call this before the answer is put in).
-    """
-    nonce = secrets.token_hex(12)
-    if language in _NONCE_TAIL:
-        return f"{test.rstrip()}\n{_NONCE_TAIL[language].format(nonce=nonce)}\n", nonce.encode()
-    statement = _NONCE_PRINT.get(language)
-    if statement is None:
-        return test, None
-    guarded = braces.at_end_of_main(test, language, statement.format(nonce=nonce))
-    return (test, None) if guarded is None else (guarded, nonce.encode())
 
 
 def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
@@ -408,7 +395,7 @@ def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
 
 
 def build_lcb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
-    """LiveCodeBench: LCB's harness (`harnesses.LCB`) runs every case of the answer in one
+    """LiveCodeBench: LCB's harness (`harnesses.lcb`) runs every case of the answer in one
     process, as SandboxFusion does; full_code is the answer, test_code the harness."""
     io = ensure_json(row.get("test")) or {}
     ex = extract(completion, "python")
@@ -419,10 +406,12 @@ def build_lcb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled
     timeout = int(cfg.run_timeout or 6)  # per case, SandboxFusion's default
     spec = {"fn_name": io.get("fn_name"), "inputs": inputs, "outputs": outputs,
             "timeout": timeout}  # fmt: skip
-    files = {"cases.json": json.dumps(spec).encode(), "code.py": code.encode()}
-    program = Program("python", harnesses.LCB, harnesses.LCB, files=files, flag=True,
-                      run_timeout=min((timeout + 1) * len(inputs) + 5, 160),
-                      timeout_from_config=True)  # fmt: skip
+    # The cases go into the harness's text (in memory only), not into a file the answer could
+    # read; the answer is code.py, which the harness compiles.
+    harness = harnesses.lcb(spec)
+    program = python_program("", harness, files={"code.py": code.encode()},
+                             run_timeout=min((timeout + 1) * len(inputs) + 5, 160),
+                             timeout_from_config=True)  # fmt: skip
     return Assembled(ex, program)
 
 
@@ -488,6 +477,7 @@ def build_user(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
     if ex.continuation:
         code = row["prompt"] + code
     test = row["test"]
+    if language in ("python", "py", "python3"):
+        return Assembled(ex, python_program(code, f"{test}\n", run_timeout=row.get("run_timeout")))
     return Assembled(ex, Program(language, f"{code}\n{test}\n", test,
-                                run_timeout=row.get("run_timeout"),
-                                flag=language in ("python", "py", "python3")))  # fmt: skip
+                                run_timeout=row.get("run_timeout")))  # fmt: skip

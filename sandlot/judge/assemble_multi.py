@@ -8,14 +8,8 @@ import shlex
 import zipfile
 from pathlib import Path
 
-from sandlot.judge import braces, harnesses, reports
-from sandlot.judge.assemble import (
-    CPP_HEADERS,
-    Row,
-    build_humaneval,
-    guard_end,
-    no_code,
-)
+from sandlot.judge import braces, guards, harnesses, reports
+from sandlot.judge.assemble import CPP_HEADERS, Row, build_humaneval, no_code
 from sandlot.judge.extract import Extracted, cut_at, extract, fenced_blocks
 from sandlot.judge.plans import Assembled, JudgeConfig, Program
 from sandlot.languages.table import RUST_CRATES
@@ -123,9 +117,9 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
         return no_code(ex)
     whole = _freeform(ex, name, language)
     code = ex.code
-    # The nonce goes in the tests' main before the answer is put in, never in an answer's own.
+    # The seal goes in the tests' main before the answer is put in, never in an answer's own.
     tests = _rust_tests_as_main(test) if language == "rust" else test
-    tests, nonce = guard_end(tests, language)
+    tests, sealed = guards.guard_end(tests, language)
     if language == "cpp":
         if whole:
             code = re.split(r"\nint\s+main\s*\(", "\n" + code)[0]
@@ -143,8 +137,10 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
         full = head + code + "\n" + tests
     else:
         full = prompt + code + "\n" + tests
+    if sealed:
+        full = guards.with_start(full, language)
     return Assembled(ex, Program(language, full, test, run_timeout=p.get("run_timeout"),
-                                 flag=nonce is not None, require_stdout=nonce))  # fmt: skip
+                                 seal=sealed))  # fmt: skip
 
 
 _GO_STD = {"strings": "strings", "strconv": "strconv", "math": "math", "sort": "sort",
@@ -228,7 +224,7 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     if ex.empty:
         return no_code(ex)
     stops = tuple(s for s in row.get("stop_tokens") or () if not s.startswith("re:"))
-    program_tests, nonce = guard_end(tests, language)
+    program_tests, sealed = guards.guard_end(tests, language)
     if _freeform(ex, name, language):
         code = braces.drop_main(ex.code, language)
         if language in _SCOPES:
@@ -252,11 +248,12 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
                             f"{_go_without_head(code)}\n{tail}")  # fmt: skip
     else:
         full = prompt + cut_at(ex.code, stops) + program_tests
+    if sealed:
+        full = guards.with_start(full, language)
     markers = (b"FAILURE",) if language == "racket" else ()  # rackunit reports, exits 0
     # MultiPL-E's Java prompts import org.javatuples (Pair, Triplet...): the java row has it.
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
-                                 fail_markers=markers, flag=nonce is not None,
-                                 require_stdout=nonce))  # fmt: skip
+                                 fail_markers=markers, seal=sealed))  # fmt: skip
 
 
 # Languages whose MultiPL-E prompt opens a scope the tests close after their main.

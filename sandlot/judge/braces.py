@@ -121,3 +121,13 @@ def at_end_of_main(code: str, language: str, statement: str) -> str | None:
     if code[line:end].strip():  # `}` ends a line of code: the statement goes just before it
         return f"{code[:end]} {statement} {code[end:]}"
     return f"{code[:line]}{code[line:end]}    {statement}\n{code[line:]}"
+
+
+def at_start_of_main(code: str, language: str, statement: str) -> str:
+    """`code` with `statement` as the first statement of its entry point's body (as it is when
+    it has none)."""
+    span = main_span(code, language)
+    if span is None or span[1] >= len(code):
+        return code
+    brace = span[1] + 1
+    return f"{code[:brace]}\n    {statement}{code[brace:]}"

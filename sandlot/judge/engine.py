@@ -8,7 +8,6 @@ across the slots, in chunks so that it can stop at the first failure.
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,7 +15,8 @@ from typing import Any
 
 from sandlot import telemetry
 from sandlot.errors import InvalidRequest, JailError, SandlotError, UnknownLanguage
-from sandlot.executor import CodeRequest, Execution, Executor
+from sandlot.executor import CodeRequest, Execution, Executor, Seal
+from sandlot.executor.seal import counts
 from sandlot.judge import prompts, reports
 from sandlot.judge.checkers import TESTLIB, Checker
 from sandlot.judge.datasets import (
@@ -257,15 +257,12 @@ class Judge:
         )  # fmt: skip
 
     async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
-        if job.flag and job.require_stdout is None:  # a Python program: its end is the file's
-            nonce = secrets.token_hex(12)
-            job.code += f"\nprint({nonce!r})\n"
-            job.require_stdout = nonce.encode()
         if job.run_timeout is None:
             job.run_timeout = PROGRAM_TIMEOUT
-        execution = await self._execute(
-            self._request(job.language, job.code, cfg, job, files=job.files, fetch=job.fetch)
-        )
+        seal = Seal(job.tests_at, strict(cfg)) if job.seal else None
+        request = self._request(job.language, job.code, cfg, job, files=job.files,
+                                fetch=job.fetch, seal=seal)  # fmt: skip
+        execution = await self._execute(request)
         if reports.JEST_REPORT in execution.files:
             cases = reports.jest_cases(execution.files[reports.JEST_REPORT])
             if cases is not None:
@@ -372,6 +369,11 @@ class Judge:
         return False, f"checker: {what}" + (f": {said}" if said else "")
 
 
+def strict(cfg: JudgeConfig) -> bool:
+    """`config.extra.strict`: what the answer returns is compared as plain data only."""
+    return bool(cfg.extra.get("strict"))
+
+
 def _post_check(job: Program, execution: Execution, code: str) -> str | None:
     """Why a program that exited 0 still fails, if it does."""
     for pattern in job.forbidden:
@@ -380,11 +382,14 @@ def _post_check(job: Program, execution: Execution, code: str) -> str | None:
     run = execution.run
     if run is None:
         return None
+    if execution.unproven:
+        return "the tests did not run to the end: the program exited early"
     if any(marker in run.stderr for marker in job.fail_markers):
         return "the tests reported a failure: " + run.stderr.decode(errors="replace")[-300:]
+    skipped = counts(execution.proof or b"").get("skipped", 0)
+    if skipped and not job.skips_allowed:
+        return f"{skipped} test(s) were skipped: every test must run"
     if job.require_stdout is not None and job.require_stdout not in run.stdout:
-        if job.flag:
-            return "the tests did not run to the end: the program exited early"
         said = run.stdout.decode(errors="replace")[-300:]
         return f"the output lacks {job.require_stdout.decode()!r}: {said}"
     return None

@@ -1,12 +1,19 @@
-"""Test drivers appended to a solution, as program text. They run in the jail, never here."""
+"""Test drivers appended to a solution, as program text. They run in the jail, never here.
+
+What they test against is in their text, which a sealed program's driver holds in memory only
+(sandlot/executor/guards): never in a work dir file the answer could read.
+"""
 
 from __future__ import annotations
 
-# PAL-math: `solution()` against the ground truth in answer.json, numbers compared with tolerance.
-PALMATH = """
+import json
+from typing import Any
+
+# PAL-math: `solution()` against the ground truth, numbers compared with tolerance.
+_PALMATH = """
 def __sandlot_palmath():
-    import json, math
-    gt = json.load(open("answer.json"))["gt"]
+    import math
+    gt = GROUND_TRUTH
     got = solution()
 
     def number(value):
@@ -36,7 +43,7 @@ __sandlot_palmath()
 LCB_PRELUDE_MODULES = ("string", "re", "datetime", "collections", "heapq", "bisect", "copy",
                        "math", "random", "statistics", "itertools", "functools", "operator",
                        "io", "sys", "json")  # fmt: skip
-LCB = """
+_LCB = """
 import io, json, math, signal, sys
 
 MODULES = @MODULES@
@@ -79,7 +86,7 @@ def same_lines(got, expected):
 
 
 def main():
-    spec = json.load(open("cases.json"))
+    spec = json.loads(CASES)
     source = open("code.py").read()
     limit = int(spec["timeout"])
     name = spec.get("fn_name")
@@ -143,7 +150,7 @@ main()
 """.replace("@MODULES@", repr(LCB_PRELUDE_MODULES))
 
 # BigCodeBench's tests are unittest TestCases: run them all; a failure exits 1, success goes on to
-# the program's end (where the judge's nonce is printed).
+# the program's end (where the run's seal is written).
 UNITTEST_MAIN = """
 import sys as __sandlot_sys, unittest as __sandlot_unittest
 if not __sandlot_unittest.main(argv=["tests"], exit=False, verbosity=1).result.wasSuccessful():
@@ -155,6 +162,16 @@ JS_STRICT_ASSERT = (
     "console.assert = (cond, ...msg) => { if (!cond) { "
     "throw new Error('Assertion failed' + (msg.length ? ': ' + msg.join(' ') : '')); } };\n"
 )
+
+
+def palmath(truth: Any) -> str:
+    return _PALMATH.replace("GROUND_TRUTH", repr(truth))
+
+
+def lcb(spec: dict[str, Any]) -> str:
+    """The LiveCodeBench harness with its cases (`fn_name`, `inputs`, `outputs`, `timeout`)."""
+    return _LCB.replace("json.loads(CASES)", f"json.loads({json.dumps(spec)!r})", 1)
+
 
 # Call-based problems (APPS/TACO `fn_name`, LeetCode's `class Solution`): one call per run, its
 # arguments on stdin (one JSON value per line), its return value written as JSON to a file that

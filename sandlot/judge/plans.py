@@ -45,11 +45,15 @@ class Program:
     fetch: tuple[str, ...] = ()
     # A pattern the program's stdout must contain (testbenches that always exit 0).
     require_stdout: bytes | None = None
-    # Programs whose tests must run to their end: a nonce printed last must appear, so an early
-    # successful exit (`sys.exit(0)`, `os._exit(0)`, `System.exit(0)`, `exit(0)`...) is no pass.
-    # The judge appends a Python print of a fresh nonce; an assembler that prints one elsewhere
-    # (at the end of a test's main, `assemble.guard_end`) sets `require_stdout` to it.
-    flag: bool = False
+    # The run must prove that its tests ran to their end and passed (sandlot/executor/seal.py):
+    # an early successful exit (`sys.exit(0)`, `os._exit(0)`, `System.exit(0)`, `exit(0)` in a
+    # destructor...) is no pass. Python, JavaScript and TypeScript programs are run by a driver;
+    # the others carry their guard in their text (sandlot/judge/guards.py).
+    seal: bool = False
+    # Where the tests begin in `code` (Python: the answer before them is compiled on its own).
+    tests_at: int | None = None
+    # Skipped tests are allowed (the dataset's own convention); else a run that skipped any fails.
+    skips_allowed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

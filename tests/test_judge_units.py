@@ -355,3 +355,31 @@ def test_csharp_tests_write_the_seal_at_the_end_of_their_main() -> None:
     job = _assemble("multiple_cs", row["name"], row["gpt_solution"])
     assert job.seal and end in job.code
     assert job.code.count("static void Main") == 1 and job.code.count("class Problem {") == 1
+
+
+def test_every_jest_skip_form_runs_in_the_aider_benchmark() -> None:
+    from sandlot.judge.assemble_multi import _unskipped
+
+    skipped = ("xtest('a', f); xit('b', f); xdescribe('c', f); test.skip('d', f);\n"
+               "it.skip ('e', f); describe.skip('f', f); fixit('g'); maxit('h')")  # fmt: skip
+    enabled = ("test('a', f); it('b', f); describe('c', f); test('d', f);\n"
+               "it ('e', f); describe('f', f); fixit('g'); maxit('h')")  # fmt: skip
+    assert _unskipped(skipped) == enabled
+    job = _assemble(
+        "aider_polyglot", "javascript/phone-number", "```js\nexport const clean = 1\n```"
+    )
+    assert "xtest(" not in job.code and job.code.count("test(") > 10
+
+
+def test_python_programs_keep_their_tests_apart_from_the_answer() -> None:
+    job = _assemble("humaneval_python", "HumanEval/0", "    return False\n")
+    assert job.seal and job.tests_at is not None
+    answer, tests = job.code[: job.tests_at], job.code[job.tests_at :]
+    assert "def has_close_elements" in answer and "def check" not in answer
+    assert tests.lstrip().startswith("METADATA") and tests.rstrip().endswith(
+        "check(has_close_elements)"
+    )
+    # PAL's ground truth is in the tests' text, not in a file the answer could read
+    pal = _assemble("palmath", Datasets(REGISTRY).get("palmath").rows[0]["id"],
+                    "```python\ndef solution():\n    return 1\n```")  # fmt: skip
+    assert "answer.json" not in pal.files and "gt = " in pal.code[pal.tests_at :]

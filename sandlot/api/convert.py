@@ -53,6 +53,7 @@ def code_request(req: RunCodeRequest) -> CodeRequest:
         run_timeout=req.run_timeout if req.run_timeout is not None else req.timeout,
         memory_mb=req.memory_limit_MB,
         fetch=tuple(req.fetch_files or ()),
+        strict=bool(req.strict),
     )
 
 

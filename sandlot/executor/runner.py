@@ -42,6 +42,7 @@ class CodeRequest:
     # Accepted only if its tests are proven to have ended (seal.py); a test framework's runs and
     # expression test cases are sealed whatever this says.
     seal: Seal | None = None
+    strict: bool = False  # expression test cases compare plain data only (the drivers' `strict`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +307,9 @@ class Executor:
         memory_mb = self._memory_mb(req)
         limits = self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb)
         expression = (case.input, case.expected) if case.input is not None else None
-        seal = req.seal or (Seal() if expression or guards.sealed(row, req.code) else None)
+        seal = req.seal or (
+            Seal(strict=req.strict) if expression or guards.sealed(row, req.code) else None
+        )
         secret = sealing.new()
         spec = self._spec(
             row, guards.run_argv(row) if seal else row.run, memory_mb,

@@ -334,7 +334,8 @@ def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
         crate = _cargo_name(row.get("manifest_files", {}).get("Cargo.toml", "")) or "solution"
         files["src/lib.rs"] = ex.code.encode()
         script = _rust_script(crate, list(row.get("test_files", {})))
-        return Assembled(ex, Program("bash", script, script, files=files, run_timeout=120))
+        return Assembled(ex, Program("bash", script, script, files=files, run_timeout=120,
+                                     seal=True))  # fmt: skip
     tests_in_order = list(row.get("test_files", {}).items())
     if language == "go":
         # go_test builds the directory: the first test file is the program, the rest beside it.
@@ -346,7 +347,7 @@ def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
         files[sources[0]] = ex.code.encode()
         first, text = tests_in_order[0]
         files.pop(first, None)
-        text = re.sub(r"\bxtest\(", "test(", text)  # Exercism skips all but the first; run all
+        text = _unskipped(text)  # Exercism skips all but the first; run all
         return Assembled(ex, Program("jest", text, text, files=files, run_timeout=60,
                                      fetch=reports.fetch_for("jest")))  # fmt: skip
     if language in _NEEDS:
@@ -358,6 +359,15 @@ def build_aider(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
     if language == "cpp":
         return _aider_cpp(row, completion, ex)
     return Assembled(ex, None, f"aider polyglot {language} exercises have no test runner here")
+
+
+# jest's skipped tests and suites (xtest, xit, xdescribe, test.skip, it.skip, describe.skip) as
+# the ones that run; a run that still skips any is rejected.
+_SKIPS = re.compile(r"\b(?:x(test|it|describe)|(test|it|describe)\.skip)(\s*)\(")
+
+
+def _unskipped(test: str) -> str:
+    return _SKIPS.sub(lambda m: f"{m.group(1) or m.group(2)}{m.group(3)}(", test)
 
 
 # What the java exercises need beyond their language row (from the java row's apt packages).
@@ -461,14 +471,25 @@ def _rust_script(crate: str, test_files: list[str]) -> str:
     # then each integration test against it, and run every test including the ignored ones.
     # The crates the exercises' Cargo.toml files name (rand, time, anyhow) are the rust row's,
     # in the dir the bash row names in $SANDLOT_RUST_CRATES.
+    # The script holds the secret (out of the work dir before anything is compiled: no
+    # include_str! reads it) and writes the seal only if every test binary reported all of its
+    # tests passed: a test that exits 0 ends its binary before the report.
     crates = '-L "$SANDLOT_RUST_CRATES" ' + " ".join(f"--extern={n}" for n in RUST_CRATES)
-    lines = ["set -e",
+    lines = ["set -e", f"seal=$(cat {guards.SEAL}); rm -f {guards.SEAL}",
              f"rustc --edition 2021 {crates} --crate-type lib --crate-name {crate} "
              f"-o lib{crate}.rlib src/lib.rs"]  # fmt: skip
     for n, path in enumerate(test_files):
         lines.append(f"rustc --edition 2021 --test -L . {crates} --extern {crate}=lib{crate}.rlib"
                      f" -o t{n} {shlex.quote(path)}")  # fmt: skip
-        lines.append(f"./t{n} --include-ignored -q")
+    for n in range(len(test_files)):
+        lines += [
+            f"count=$(./t{n} --list --include-ignored | grep -c ': test$' || true)",
+            f"out=$(./t{n} --include-ignored -q 2>&1) || {{ printf '%s\\n' \"$out\"; exit 1; }}",
+            "printf '%s\\n' \"$out\"",
+            "printf '%s\\n' \"$out\" | grep -q \"^test result: ok. $count passed; 0 failed; 0 "
+            "ignored\" || { echo 'the tests did not all run to their end' >&2; exit 1; }",
+        ]  # fmt: skip
+    lines.append('printf \'%s%s\\n\' "$seal" "$seal"')
     return "\n".join(lines) + "\n"
 
 

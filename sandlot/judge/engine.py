@@ -182,7 +182,10 @@ class Judge:
         builder = FAMILIES[spec.family]
         params = {**spec.params, "language": spec.language, "resolve": self.resolve_language}
         with _caller_rows(cfg, spec):
-            return builder(row, completion, cfg, params)
+            assembled = builder(row, completion, cfg, params)
+        if isinstance(assembled.job, Program) and spec.params.get("skips_allowed"):
+            assembled.job.skips_allowed = True  # the dataset's own convention
+        return assembled
 
     def resolve_language(self, name: str) -> str:
         try:

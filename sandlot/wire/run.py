@@ -66,6 +66,11 @@ class RunCodeRequest(BaseModel):
         None, description="cases to judge the program on", json_schema_extra={"minItems": 1}
     )
     session_id: str | None = Field(None, description="run in this session (POST /sessions)")
+    strict: bool | None = Field(
+        None,
+        description="expression test cases compare plain data only: numbers, strings, lists, "
+        "dicts... of built-in types, never an object of the program's own making",
+    )
 
 
 class CommandRunResult(BaseModel):

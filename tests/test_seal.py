@@ -1,0 +1,105 @@
+"""The seal and the guards, without a server: frames, and what the judge's guards put in a
+program's text (the runs themselves are in test_integrity.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sandlot.executor import seal
+from sandlot.executor.guards import frameworks
+from sandlot.judge import guards
+from sandlot.languages import LANGUAGES
+
+SECRET = seal.new()
+
+
+def test_a_fresh_secret_each_time() -> None:
+    assert len(SECRET) == 32 and seal.new() != SECRET
+
+
+@pytest.mark.parametrize(
+    ("stdout", "payload", "rest"),
+    [
+        (b"out\n" + SECRET + SECRET + b"\n", b"", b"out\n"),
+        (b"a" + SECRET + b"13" + SECRET + b"\nb", b"13", b"ab"),
+        # the last frame counts (a program whose tests ran twice), the others are left as printed
+        (SECRET + b"0x" + SECRET + b"\n" + SECRET + b"1y" + SECRET, b"1y", SECRET + b"0x" + SECRET
+         + b"\n"),
+        (b"no frame " + SECRET + b"\n", None, b"no frame " + SECRET + b"\n"),
+        (b"", None, b""),
+        (SECRET[:-1] + SECRET[:-1], None, SECRET[:-1] + SECRET[:-1]),  # another secret's frame
+    ],
+)  # fmt: skip
+def test_open_frame(stdout: bytes, payload: bytes | None, rest: bytes) -> None:
+    opened = seal.open_frame(stdout, SECRET)
+    assert opened.payload == payload and opened.stdout == rest
+
+
+def test_counts() -> None:
+    assert seal.counts(b"passed=3 failed=0 skipped=2") == {"passed": 3, "failed": 0, "skipped": 2}
+    assert seal.counts(b"") == {} and seal.counts(b"1'3'") == {}
+
+
+def test_the_driven_languages_are_the_rows_with_a_driver() -> None:
+    assert {row.name for row in LANGUAGES if row.harness} == guards.DRIVEN
+    assert {row.guard for row in LANGUAGES if row.guard} == {"pytest", "jest", "junit", "go_test",
+                                                               "D"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("language", "tests"),
+    [("cpp", "int main() {\n    assert(f() == 1);\n}\n"),
+     ("java", "public class Main {\n    public static void main(String[] a) {\n"
+              "        assert f() == 1;\n    }\n}\n"),
+     ("csharp", "class Problem {\n    public static void Main(string[] a) {\n"
+                "        Debug.Assert(f() == 1);\n    }\n}\n"),
+     ("scala", "object Problem {\n    def main(args: Array[String]) = {\n"
+               "    assert(f() == 1);\n    }\n}\n"),
+     ("rust", "fn main() {\n    assert_eq!(f(), 1);\n}\n")],
+)  # fmt: skip
+def test_compiled_guards_are_fixed_read_first_written_last(language: str, tests: str) -> None:
+    guarded, sealed = guards.guard_end(tests, language)
+    assert sealed
+    one = guards.with_start(guarded, language)
+    assert one == guards.with_start(guards.guard_end(tests, language)[0], language)
+    assert guards.SEAL in one and seal.SEAL_FILE == guards.SEAL
+    last_test = one.rindex("f() == 1" if language != "rust" else "f(), 1")
+    end = one.rindex({"cpp": "sandlot_seal::end()", "java": "SandlotSeal.end()",
+                      "csharp": "SandlotSeal.End()", "scala": "SandlotSeal.end()",
+                      "rust": "sandlot_seal_end("}[language])  # fmt: skip
+    assert last_test < end
+    read = {"cpp": ".preinit_array", "java": "sandlotSealRead", "csharp": "sandlotSealRead",
+            "scala": "sandlotSealRead", "rust": "let sandlot_seal = "}[language]  # fmt: skip
+    assert one.index(read) < one.index("f() == 1" if language != "rust" else "f(), 1")
+
+
+@pytest.mark.parametrize("language", ["php", "perl", "R", "bash", "racket", "ruby", "lua",
+                                      "kotlin_script"])  # fmt: skip
+def test_script_guards_draw_a_name_per_submission(language: str) -> None:
+    tests = "#lang racket\n(check)\n" if language == "racket" else "check()\n"
+    guarded, sealed = guards.guard_end(tests, language)
+    one, two = guards.with_start(guarded, language), guards.with_start(guarded, language)
+    assert sealed and one != two
+    name = re.search(r"sandlot_[0-9a-f]{16}", one).group()
+    assert one.count(name) >= 2 and name not in two
+    assert one.index(guards.SEAL) < one.index("check")
+    if language == "racket":
+        assert one.startswith("#lang racket\n")
+
+
+def test_luaunit_and_test_unit_end_where_their_runners_do() -> None:
+    lua, _ = guards.guard_end("lu = require('luaunit')\nos.exit(lu.LuaUnit.run())", "lua")
+    assert "os.exit(lu.LuaUnit.run())" not in lua and "(lu.LuaUnit.run())" in lua
+    ruby, _ = guards.guard_end("require 'test/unit'\nclass T < Test::Unit::TestCase\nend\n", "ruby")
+    assert "need_auto_run = false" in ruby and "AutoRunner.run" in ruby
+
+
+def test_go_guard_is_in_the_codes_package_unless_it_has_a_test_main() -> None:
+    files = frameworks.build_files("go_test", 'package foo_test\n\nimport "testing"\n')
+    assert files[frameworks.GO_FILE].startswith(b"//") and b"package foo_test\n" in files[
+        frameworks.GO_FILE]  # fmt: skip
+    own = 'package main\nimport "testing"\nfunc TestMain(m *testing.M) { m.Run() }\n'
+    assert frameworks.build_files("go_test", own) == {}
+    assert not frameworks.sealed("go_test", own) and frameworks.sealed("go_test", "package x")

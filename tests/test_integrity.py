@@ -195,7 +195,8 @@ def test_a_failing_test_case_shows_the_programs_own_traceback(api: httpx.Client)
 
 
 # Attacks that reach into the program's own process. (limit, judge dataset, id, completion,
-# /run_code code and case, whether `strict` stops it)
+# /run_code code and case, whether `strict` stops it on the judge and on /run_code: a test case's
+# expression says what it calls, so an answer's `abs` there is the one it means)
 EQ_ALWAYS = """
 class _Anything:
     def __eq__(self, other):
@@ -216,47 +217,55 @@ LIMITS = {
     "returns_an_object_equal_to_anything": (
         "HumanEval/0", EQ_ALWAYS + "def has_close_elements(numbers, threshold):\n"
         "    return _Anything()\n",
-        EQ_ALWAYS + "def add(a, b):\n    return _Anything()\n", "add(1, 2)", "3", True,
+        EQ_ALWAYS + "def add(a, b):\n    return _Anything()\n", "add(1, 2)", "3", (True, True),
     ),
     "shadows_a_builtin_the_tests_call": (
         "HumanEval/4", "def mean_absolute_deviation(numbers):\n    return 0.0\n"
         "def abs(x):\n    return 0\n",
         "def f(x):\n    return 0\ndef abs(x):\n    return 0\n", "abs(f(2) - 4) < 1e-9", "True",
-        True,
+        (True, False),
     ),
     "patches_the_builtins_module": (
         "HumanEval/4", "import builtins\nbuiltins.abs = lambda x: 0\n"
         "def mean_absolute_deviation(numbers):\n    return 0.0\n",
         "import builtins\nbuiltins.abs = lambda x: 0\ndef f(x):\n    return 0\n",
-        "abs(f(2) - 4) < 1e-9", "True", True,
+        "abs(f(2) - 4) < 1e-9", "True", (True, True),
     ),
     "reads_the_secret_from_the_drivers_frame": (
         "HumanEval/0", PY_JUDGE + SEAL_FROM_THE_DRIVERS_FRAME,
-        PY_CASE + SEAL_FROM_THE_DRIVERS_FRAME, "add(1, 2)", "3", False,
+        PY_CASE + SEAL_FROM_THE_DRIVERS_FRAME, "add(1, 2)", "3", (False, False),
     ),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("limit", LIMITS)
 def test_python_limits_pass_unless_strict_stops_them(api: httpx.Client, limit: str) -> None:
-    pid, completion, code, expression, expected, strict_stops = LIMITS[limit]
+    pid, completion, code, expression, expected, (judge_stops, case_stops) = LIMITS[limit]
     assert judge(api, "humaneval", pid, completion)["accepted"]
     case = [{"input": expression, "expected": expected}]
     assert cases(api, code, "python", case)["passed"] is True
-    assert judge(api, "humaneval", pid, completion, strict=True)["accepted"] is not strict_stops
-    assert cases(api, code, "python", case, strict=True)["passed"] is not strict_stops
+    assert judge(api, "humaneval", pid, completion, strict=True)["accepted"] is not judge_stops
+    assert cases(api, code, "python", case, strict=True)["passed"] is not case_stops
 
 
-def test_strict_accepts_every_correct_answer_and_plain_subclasses(api: httpx.Client) -> None:
-    code = ("class Num(int):\n    pass\n"
+def test_strict_keeps_plain_data_and_the_librarys_objects(api: httpx.Client) -> None:
+    code = ("import re, fractions\nclass Num(int):\n    pass\n"
             "def f():\n"
-            "    return [Num(3), (1.5, 'a'), {'k': {2, 3}}, None, True, b'x']\n")  # fmt: skip
-    expected = "[3, (1.5, 'a'), {'k': {2, 3}}, None, True, b'x']"
-    out = cases(api, code, "python", [{"input": "f()", "expected": expected}], strict=True)
+            "    return [Num(3), (1.5, 'a'), {'k': {2, 3}}, None, True, b'x']\n"
+            "def g():\n    return bool(re.match('a', 'abc')), fractions.Fraction(1, 2)\n"
+            "def sum(a, b):\n    return a + b\n")  # fmt: skip
+    tests = [{"input": "f()", "expected": "[3, (1.5, 'a'), {'k': {2, 3}}, None, True, b'x']"},
+             {"input": "g()", "expected": "(True, fractions.Fraction(2, 4))"},
+             {"input": "sum(1, 2)", "expected": "3"}]  # fmt: skip
+    out = cases(api, code, "python", tests, strict=True)
     assert out["passed"] is True, out
-    out = cases(api, "def f():\n    return object()\n", "python",
-                [{"input": "f()", "expected": "1"}], strict=True)  # fmt: skip
-    assert out["passed"] is False and "is not plain data" in out["tests"][0]["run_result"]["stderr"]
+    made = ("class A:\n    def __eq__(self, other):\n        return True\n",
+            "A = type('A', (), {'__eq__': lambda self, other: True})\n")  # fmt: skip
+    for code in made:
+        out = cases(api, code + "def f():\n    return A()\n", "python",
+                    [{"input": "f()", "expected": "1"}], strict=True)  # fmt: skip
+        assert out["passed"] is False
+        assert "is not plain data" in out["tests"][0]["run_result"]["stderr"]
 
 
 def test_unittest_assertions_patched_by_the_answer_are_beyond_a_guard(api: httpx.Client) -> None:

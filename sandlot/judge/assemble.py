@@ -129,7 +129,7 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
     if p.get("unittest"):  # BigCodeBench: TestCase classes, no check function
         call = harnesses.UNITTEST_MAIN
     program = python_program(f"{PY_IMPORTS}{solution}\n\n", f"{test}\n{call}",
-                             run_timeout=p.get("run_timeout"))  # fmt: skip
+                             run_timeout=p.get("run_timeout"), entry=entry)  # fmt: skip
     return Assembled(ex, program)
 
 
@@ -301,9 +301,11 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     markers = (b"FAILURE",) if resolved == "racket" else ()
     files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
     if resolved == "python":
+        checked = re.search(r"^\w*check\((\w+)\)\s*$", template, re.M)
+        entry = checked.group(1) if checked else None
         return Assembled(ex, python_program(full[:answer_end], full[answer_end:], files=files,
-                                            run_timeout=p.get("run_timeout"),
-                                            forbidden=forbidden, fetch=fetch))  # fmt: skip
+                                            run_timeout=p.get("run_timeout"), forbidden=forbidden,
+                                            fetch=fetch, entry=entry))  # fmt: skip
     program = Program(language, full, template, files=files, run_timeout=p.get("run_timeout"),
                       forbidden=forbidden, fail_markers=markers, seal=sealed,
                       fetch=fetch)  # fmt: skip
@@ -478,6 +480,7 @@ def build_user(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
         code = row["prompt"] + code
     test = row["test"]
     if language in ("python", "py", "python3"):
-        return Assembled(ex, python_program(code, f"{test}\n", run_timeout=row.get("run_timeout")))
+        return Assembled(ex, python_program(code, f"{test}\n", run_timeout=row.get("run_timeout"),
+                                            entry=row.get("entry_point")))  # fmt: skip
     return Assembled(ex, Program(language, f"{code}\n{test}\n", test,
                                 run_timeout=row.get("run_timeout")))  # fmt: skip

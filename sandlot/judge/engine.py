@@ -262,7 +262,7 @@ class Judge:
     async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
         if job.run_timeout is None:
             job.run_timeout = PROGRAM_TIMEOUT
-        seal = Seal(job.tests_at, strict(cfg)) if job.seal else None
+        seal = Seal(job.tests_at, strict(cfg), job.entry) if job.seal else None
         request = self._request(job.language, job.code, cfg, job, files=job.files,
                                 fetch=job.fetch, seal=seal)  # fmt: skip
         execution = await self._execute(request)

@@ -52,6 +52,9 @@ class Program:
     seal: bool = False
     # Where the tests begin in `code` (Python: the answer before them is compiled on its own).
     tests_at: int | None = None
+    # The function the tests are about, where the row says (HumanEval's entry point): under
+    # `strict`, the only name of the answer's that may stand for a built-in in the tests.
+    entry: str | None = None
     # Skipped tests are allowed (the dataset's own convention); else a run that skipped any fails.
     skips_allowed: bool = False
 

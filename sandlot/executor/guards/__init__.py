@@ -36,6 +36,7 @@ class Seal:
     # only the answer is on disk while the program runs); None: all of it is tests.
     tests_at: int | None = None
     strict: bool = False  # compare plain data only (the drivers' `strict`)
+    entry: str | None = None  # the function the tests are about (HumanEval's entry point)
 
 
 def sealed(row: Language, code: str) -> bool:
@@ -49,7 +50,7 @@ def driver(harness: str, program: str, seal: Seal, case: tuple[str, str] | None)
     if case is not None:
         tests_at = len(program)  # the program is the answer; the case's text is the test
     params = {"seal": sealing.SEAL_FILE, "program": PROGRAM_FILE, "strict": seal.strict,
-              "case": list(case) if case else None}  # fmt: skip
+              "entry": seal.entry, "case": list(case) if case else None}  # fmt: skip
     if harness == "python":
         return f"{_PY}\n\n__sandlot_driver({ {**params, 'tests_at': tests_at}!r})\n"
     # JavaScript counts UTF-16 units

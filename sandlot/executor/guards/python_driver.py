@@ -13,6 +13,8 @@ memory alone. `params`:
                     so no string or bracket it leaves open can swallow the tests
     strict          the tests see the built-ins as they were before the answer ran, and what the
                     answer's callables return as plain data (no __eq__ of the answer's making)
+    entry           the function the tests are about (HumanEval's entry point): under `strict`
+                    the only name of the answer's that may stand for a built-in in the tests
     case            [input, expected]: a /run_code test case, judged after the program
 
 The seal's payload is empty for a program, and "1" or "0" (passed) then the actual value's repr
@@ -30,7 +32,7 @@ def __sandlot_driver(params):
     kept = dict(builtins.__dict__)
     inf, dict_, type_ = float("inf"), dict, type
     write, unlink, hook = os.write, os.unlink, sys.excepthook
-    strict, case = params["strict"], params["case"]
+    strict, case, entry = params["strict"], params["case"], params.get("entry")
 
     def take(name):
         with kept["open"](name, "rb") as f:
@@ -57,8 +59,8 @@ def __sandlot_driver(params):
             if tb.tb_frame.f_globals is not own:
                 frames.append(tb)
             tb = tb.tb_next
-        for entry in reversed(frames):
-            tb = kept["type"](entry)(tb, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
+        for step in reversed(frames):
+            tb = kept["type"](step)(tb, step.tb_frame, step.tb_lasti, step.tb_lineno)
         hook(kept["type"](exc), exc.with_traceback(tb), tb)
         raise kept["SystemExit"](1)
 
@@ -68,6 +70,45 @@ def __sandlot_driver(params):
     except SyntaxError as exc:
         failed(exc, None)
 
+    # Code the program did not write: the runtime's standard library and installed packages.
+    roots = tuple({f"{sys.prefix}/lib/", f"{sys.base_prefix}/lib/"})
+    members = kept["type"].__dict__["__dict__"].__get__  # a class's own dict, as it really is
+    function, wrappers = type(take), (classmethod, staticmethod)
+    c_level = {
+        type(int.__add__),
+        type(str.join),
+        type(dict.__dict__["fromkeys"]),
+        type(type.__dict__["__name__"]),
+        type(type.__dict__["__basicsize__"]),
+        type(len),
+    }
+    plain_members = c_level | {int, float, complex, str, bytes, bool, type(None), tuple, frozenset}
+    trusted = {}
+
+    def honest(kind):
+        """Whether no class in `kind`'s method order holds code of the program's making: its
+        objects compare as the library that made them says."""
+        if kind in trusted:
+            return trusted[kind]
+        trusted[kind] = True  # a type whose members are of its own kind (datetime.date.min)
+        for cls in kind.__mro__:
+            for value in members(cls).values():
+                if kind_of(value) not in plain_members and not honest_member(value):
+                    trusted[kind] = False
+                    return False
+        return True
+
+    def honest_member(value):
+        kind = kind_of(value)
+        if kind in wrappers:
+            value, kind = value.__func__, kind_of(value.__func__)
+        if kind is property:
+            return all(v is None or honest_member(v) for v in (value.fget, value.fset, value.fdel))
+        if kind is function:
+            return value.__code__.co_filename.startswith(roots)
+        return kind_of(kind) is type and not kept["callable"](value) and honest(kind)
+
+    kind_of = kept["type"]
     scalars = (int, float, complex, str, bytes, bool, type(None), range)
     containers = ((list, list.__iter__), (tuple, tuple.__iter__), (set, set.__iter__),
                   (frozenset, frozenset.__iter__))  # fmt: skip
@@ -91,6 +132,8 @@ def __sandlot_driver(params):
         for base, convert in bases:
             if subclass(kind, base):
                 return convert(value)
+        if honest(kind):
+            return value  # a re.Match, a Decimal, a numpy array: compared as its library says
         raise error(f"strict comparison: a {kind.__name__} is not plain data")
 
     def plainly(fn):
@@ -108,7 +151,8 @@ def __sandlot_driver(params):
         out = {}
         for name, value in items(scope):
             dunder = name.startswith("__") and name.endswith("__")
-            if not dunder and name in kept and value is not kept[name]:
+            shadow = not dunder and name in kept and value is not kept[name]
+            if shadow and entry is not None and name != entry:
                 continue  # the answer's own `abs` or `round`: the tests get the built-in
             if kept["callable"](value) and not kept["isinstance"](value, type_):
                 value = plainly(value)

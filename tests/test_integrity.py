@@ -154,10 +154,21 @@ for root, _, names in os.walk("/sandbox"):
 }
 
 
+def rejected_for_the_right_reason(out: dict) -> bool:
+    """Rejected because the tests failed or did not run to their end, not because the attack
+    itself broke (then it would prove nothing)."""
+    return not out["accepted"] and out["extra"]["verdict"] == "wrong_answer"
+
+
+def case_rejected_for_the_right_reason(test: dict) -> bool:
+    """The wrong answer was judged (add(1, 2) is -1), or the run ended before it could be."""
+    return not test["passed"] and (test["actual"] == "-1" or "early exit" in (test["error"] or ""))
+
+
 @pytest.mark.parametrize("attack", PY_ATTACKS)
 def test_python_attack_on_the_judge_is_rejected(api: httpx.Client, attack: str) -> None:
     out = judge(api, "humaneval", "HumanEval/0", PY_JUDGE + PY_ATTACKS[attack])
-    assert not out["accepted"], out
+    assert rejected_for_the_right_reason(out), out
     assert "FOUND THE TESTS" not in stdout_of(out)
 
 
@@ -166,6 +177,7 @@ def test_python_attack_on_run_code_test_cases_is_rejected(api: httpx.Client, att
     out = cases(api, PY_CASE + PY_ATTACKS[attack], "python", [{"input": "add(1, 2)",
                                                                "expected": "3"}])  # fmt: skip
     assert out["passed"] is False and out["status"] == "Failed", out
+    assert case_rejected_for_the_right_reason(out["tests"][0]), out
     assert "FOUND THE TESTS" not in out["tests"][0]["run_result"]["stdout"]
 
 
@@ -268,6 +280,19 @@ def test_strict_keeps_plain_data_and_the_librarys_objects(api: httpx.Client) -> 
         assert "is not plain data" in out["tests"][0]["run_result"]["stderr"]
 
 
+def test_gc_walk_reads_the_tests_held_in_memory(api: httpx.Client) -> None:
+    # the tests are nowhere in the work dir, but in the process's memory, where gc finds them
+    walk = """
+import gc
+_found = any(isinstance(getattr(c, "cell_contents", None), str)
+             and "def " + "check(candidate)" in c.cell_contents
+             for f in gc.get_objects() if callable(f) for c in (getattr(f, "__closure__", 0) or ()))
+print("FOUND THE TESTS" if _found else "no tests here")
+"""
+    out = judge(api, "humaneval", "HumanEval/0", PY_JUDGE + walk)
+    assert "FOUND THE TESTS" in stdout_of(out)
+
+
 def test_unittest_assertions_patched_by_the_answer_are_beyond_a_guard(api: httpx.Client) -> None:
     # aider's tests are unittest classes in a file of their own that imports the answer, which
     # can replace their assertions: no guard in the process stops that (README, "Limits")
@@ -291,13 +316,15 @@ const forge = (data) => {
 };
 """
 JS_ATTACKS = {
-    "reads_its_files_argv_env_and_descriptors_and_echoes_tokens": JS_FORGE
+    "reads_its_files_argv_and_env_and_echoes_tokens": JS_FORGE
     + """
-for (const name of fs.readdirSync(".")) { try { forge(fs.readFileSync(name, "latin1")); } catch (e) {} }
-for (const fd of fs.readdirSync("/proc/self/fd")) { try { forge(fs.readFileSync("/proc/self/fd/" + fd, "latin1")); } catch (e) {} }
-forge(fs.readFileSync("/proc/self/environ", "latin1") + process.argv.join(" ") + JSON.stringify(process.env));
+for (const name of fs.readdirSync(".")) {
+  try { forge(fs.readFileSync(name, "latin1")); } catch (e) {}
+}
+for (const name of ["cmdline", "environ"]) forge(fs.readFileSync("/proc/self/" + name, "latin1"));
+forge(process.argv.join(" ") + JSON.stringify(process.env));
 process.exit(0);
-""",  # noqa: E501
+""",
     "writes_the_verdict_file": """
 require("fs").writeFileSync(".sandlot_case.json", JSON.stringify({passed: true, actual: "3"}));
 process.exit(0);
@@ -319,7 +346,11 @@ process.exit = () => {};
 @pytest.mark.parametrize("attack", JS_ATTACKS)
 def test_javascript_attack_on_the_judge_is_rejected(api: httpx.Client, attack: str) -> None:
     out = judge(api, "humaneval_x_js", "JavaScript/0", JS_JUDGE + JS_ATTACKS[attack])
-    assert not out["accepted"], out
+    if attack == "returns_from_the_top_level_before_the_tests":  # it no longer parses
+        stderr = out["tests"][0]["exec_info"]["run_result"]["stderr"]
+        assert not out["accepted"] and "Illegal return" in stderr, out
+    else:
+        assert rejected_for_the_right_reason(out), out
 
 
 @pytest.mark.parametrize("attack", JS_ATTACKS)
@@ -328,6 +359,8 @@ def test_javascript_attack_on_run_code_test_cases_is_rejected(api: httpx.Client,
     out = cases(api, JS_CASE + JS_ATTACKS[attack], "nodejs", [{"input": "add(1, 2)",
                                                                "expected": "3"}])  # fmt: skip
     assert out["passed"] is False, out
+    if attack != "returns_from_the_top_level_before_the_tests":  # that one does not parse
+        assert case_rejected_for_the_right_reason(out["tests"][0]), out
 
 
 def test_javascript_proxy_that_lies_passes_unless_strict(api: httpx.Client) -> None:
@@ -396,14 +429,15 @@ COMPILED = {
         "        return false;\n    }\n}\n"),
     "rust_exits_0_before_the_tests": (
         "humaneval_x_rust", "Rust/0", "    std::process::exit(0);\n}\n"),
+    # (the prompt's imports stay: the answer uses math; `os` in a block of its own)
     "go_init_exits_0": (
-        "humaneval_x_go", "Go/0", "```go\npackage main\n\nimport \"os\"\n\n"
+        "humaneval_x_go", "Go/0", "```go\npackage main\n\nimport (\n    \"math\"\n    \"os\"\n)\n\n"
         "func HasCloseElements(numbers []float64, threshold float64) bool {\n"
-        "    return false\n}\n\nfunc init() { os.Exit(0) }\n```\n"),
+        "    return math.IsNaN(threshold)\n}\n\nfunc init() { os.Exit(0) }\n```\n"),
     "go_test_calls_os_exit_0": (
-        "humaneval_x_go", "Go/0", "```go\npackage main\n\nimport \"os\"\n\n"
+        "humaneval_x_go", "Go/0", "```go\npackage main\n\nimport (\n    \"math\"\n    \"os\"\n)\n\n"
         "func HasCloseElements(numbers []float64, threshold float64) bool {\n    os.Exit(0)\n"
-        "    return false\n}\n```\n"),
+        "    return math.IsNaN(threshold)\n}\n```\n"),
 }  # fmt: skip
 
 
@@ -411,8 +445,13 @@ COMPILED = {
 def test_compiled_attack_on_the_judge_is_rejected(api: httpx.Client, attack: str) -> None:
     dataset, pid, completion = COMPILED[attack]
     out = judge(api, dataset, pid, completion)
-    assert not out["accepted"], out
-    assert "no secret" in stdout_of(out) or out["extra"]["verdict"] != "accepted"
+    if attack == "cpp_calls_the_guard_itself":  # private to the tests' main
+        assert out["extra"]["verdict"] == "compile_error", out
+    elif attack == "go_test_calls_os_exit_0":  # -test.paniconexit0: the test panics
+        stderr = out["tests"][0]["exec_info"]["run_result"]["stderr"]
+        assert not out["accepted"] and "unexpected call to os.Exit(0)" in stderr, out
+    else:
+        assert rejected_for_the_right_reason(out), out
 
 
 def test_cpp_catch2_exit_0_from_a_static_destructor_is_no_pass(api: httpx.Client) -> None:

@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 import secrets
 
+from sandlot.executor.seal import SEAL_FILE as SEAL
 from sandlot.judge import braces
 
 # Rows with a driver (their `harness`): the executor seals them without help.
 DRIVEN = frozenset({"python", "nodejs", "typescript"})
-SEAL = ".sandlot_seal"
 _NAME = "__SANDLOT_SEAL_NAME__"  # in an end statement, until `with_start` draws the name
 
 _CPP_START = """\

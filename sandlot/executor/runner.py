@@ -317,15 +317,15 @@ class Executor:
             stdin=(case.stdin or "").encode(), limits=limits,
         )  # fmt: skip
         outcome = await self.run_box(spec, lane, row.name)
-        proof = _open(outcome, secret) if seal else b""
+        proof = _open(outcome, secret) if seal else None
         result = CaseResult(
             passed=False, run=outcome, expected=case.expected, actual=None,
             input=case.input, stdin=case.stdin,
         )  # fmt: skip
-        if expression is not None and proof:
+        if expression is not None and proof:  # the driver's verdict: "1" or "0", then the value
             result.passed = proof[:1] == b"1" and outcome.ok
             result.actual = proof[1:].decode(errors="replace")
-        elif expression is None and proof is not None:
+        elif expression is None and (seal is None or proof is not None):
             result.actual = outcome.stdout.decode(errors="replace")
             result.passed = outcome.ok and STDOUT_CHECKER.compare(result.actual, case.expected)[0]
         if result.actual is None or not outcome.ok:

@@ -24,7 +24,15 @@ from sandlot.languages import Language
 
 PROGRAM_FILE = ".sandlot_program"
 _HERE = Path(__file__).parent
-_PY = (_HERE / "python_driver.py").read_text()
+# The Python driver's core, and the parts only `strict` and test cases need (compiling them
+# costs every run; most of a judge's runs need the core alone). Its docstring stays here.
+_PY_TEXT = (_HERE / "python_driver.py").read_text()
+_PY_CORE, _PY_STRICT, _PY_CASE = (
+    _PY_TEXT[_PY_TEXT.index(start) : _PY_TEXT.index(end) if end else None]
+    for start, end in (("def __sandlot_driver(", "def __sandlot_strict("),
+                       ("def __sandlot_strict(", "def __sandlot_case("),
+                       ("def __sandlot_case(", ""))
+)  # fmt: skip
 _JS = (_HERE / "driver.js").read_text()
 
 
@@ -52,7 +60,8 @@ def driver(harness: str, program: str, seal: Seal, case: tuple[str, str] | None)
     params = {"seal": sealing.SEAL_FILE, "program": PROGRAM_FILE, "strict": seal.strict,
               "entry": seal.entry, "case": list(case) if case else None}  # fmt: skip
     if harness == "python":
-        return f"{_PY}\n\n__sandlot_driver({ {**params, 'tests_at': tests_at}!r})\n"
+        parts = _PY_CORE + (_PY_STRICT if seal.strict else "") + (_PY_CASE if case else "")
+        return f"{parts}\n__sandlot_driver({ {**params, 'tests_at': tests_at}!r})\n"
     # JavaScript counts UTF-16 units
     units = len(program[:tests_at].encode("utf-16-le")) // 2
     return f"{_JS}\nsandlotDriver({json.dumps({**params, 'testsAt': units})});\n"

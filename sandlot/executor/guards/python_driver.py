@@ -18,7 +18,8 @@ memory alone. `params`:
     case            [input, expected]: a /run_code test case, judged after the program
 
 The seal's payload is empty for a program, and "1" or "0" (passed) then the actual value's repr
-for a case.
+for a case. `__sandlot_strict` and `__sandlot_case` go into main.py only for the runs that need
+them: a judge's program pays for compiling the core alone.
 """
 
 
@@ -30,9 +31,8 @@ def __sandlot_driver(params):
     # What is used once the program has started is taken here first: the program may patch the
     # built-ins, os or sys, but not what this frame holds.
     kept = dict(builtins.__dict__)
-    inf, dict_, type_ = float("inf"), dict, type
     write, unlink, hook = os.write, os.unlink, sys.excepthook
-    strict, case, entry = params["strict"], params["case"], params.get("entry")
+    strict, case = params["strict"], params["case"]
 
     def take(name):
         with kept["open"](name, "rb") as f:
@@ -69,11 +69,39 @@ def __sandlot_driver(params):
         then = compile("\n" * answer.count("\n") + tests, here, "exec")
     except SyntaxError as exc:
         failed(exc, None)
+    # (each goes into main.py only for the runs that need it)
+    tests_scope, plain = __sandlot_strict(kept, sys, params.get("entry")) if strict else (0, None)
+    judge = __sandlot_case(kept, case, plain) if case is not None else None
+
+    main = kept["type"](sys)("__main__")
+    main.__file__ = here
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    try:
+        kept["exec"](first, main.__dict__)
+        scope = tests_scope(main.__dict__) if strict else main.__dict__
+        kept["exec"](then, scope)
+        payload = judge(scope) if case is not None else b""
+    except kept["SystemExit"]:
+        raise  # an exit, early or not, is the program's own: no seal
+    except kept["BaseException"] as exc:
+        failed(exc, exc.__traceback__)
+    try:
+        sys.stdout.flush()  # the program's own output before the seal
+    except kept["Exception"]:
+        pass
+    write(1, seal + payload + seal + b"\n")
+
+
+def __sandlot_strict(kept, sys, entry):
+    """`strict`: what the tests get of the answer is plain data. Set up before the program runs;
+    returns the tests' globals for the answer's, and `plain`."""
+    dict_, type_ = dict, type
 
     # Code the program did not write: the runtime's standard library and installed packages.
     roots = tuple({f"{sys.prefix}/lib/", f"{sys.base_prefix}/lib/"})
     members = kept["type"].__dict__["__dict__"].__get__  # a class's own dict, as it really is
-    function, wrappers = type(take), (classmethod, staticmethod)
+    function, wrappers = type(__sandlot_strict), (classmethod, staticmethod)
     c_level = {
         type(int.__add__),
         type(str.join),
@@ -161,6 +189,13 @@ def __sandlot_driver(params):
         out["__sandlot_plain__"] = plain
         return out
 
+    return tests_scope, plain
+
+
+def __sandlot_case(kept, case, plain):
+    """A /run_code test case, judged in the program's globals after it ran (set up before)."""
+    inf = float("inf")
+
     def close(x, y):  # math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12), math being unloaded
         if x == y:
             return True
@@ -179,7 +214,7 @@ def __sandlot_driver(params):
             expected, evaluated = kept["eval"](text, scope), True
         except kept["Exception"]:
             expected, evaluated = None, False
-        if strict:
+        if plain is not None:
             actual = plain(actual)
             expected = plain(expected) if evaluated else None
         if not evaluated:
@@ -191,21 +226,4 @@ def __sandlot_driver(params):
         mark = b"1" if kept["bool"](passed) else b"0"
         return mark + kept["repr"](actual).encode("utf-8", "backslashreplace")
 
-    main = kept["type"](sys)("__main__")
-    main.__file__ = here
-    main.__builtins__ = builtins
-    sys.modules["__main__"] = main
-    try:
-        kept["exec"](first, main.__dict__)
-        scope = tests_scope(main.__dict__) if strict else main.__dict__
-        kept["exec"](then, scope)
-        payload = judge(scope) if case is not None else b""
-    except kept["SystemExit"]:
-        raise  # an exit, early or not, is the program's own: no seal
-    except kept["BaseException"] as exc:
-        failed(exc, exc.__traceback__)
-    try:
-        sys.stdout.flush()  # the program's own output before the seal
-    except kept["Exception"]:
-        pass
-    write(1, seal + payload + seal + b"\n")
+    return judge

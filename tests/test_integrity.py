@@ -17,11 +17,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from conftest import Server
 
 from sandlot.judge import Datasets
 from sandlot.judge.families import reference
 from sandlot.languages import LANGUAGES, Registry
+from tests.conftest import Server
 
 DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
 

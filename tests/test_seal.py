@@ -45,7 +45,7 @@ def test_counts() -> None:
 def test_the_driven_languages_are_the_rows_with_a_driver() -> None:
     assert {row.name for row in LANGUAGES if row.harness} == guards.DRIVEN
     assert {row.guard for row in LANGUAGES if row.guard} == {"pytest", "jest", "junit", "go_test",
-                                                               "D"}  # fmt: skip
+                                                               "catch2", "D"}  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -227,15 +227,24 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
     call = CRUX_X_CALLS.get(lang)
     if call is None:
         raise InvalidRequest(f"cruxeval_x: row {row['id']!r} names no known language")
+    language = p.get("resolve", lambda x: x)(lang)
+    # The seal goes in the test before the answer is put in (an answer is an expression: it may
+    # exit too).
+    guarded, sealed = guards.guard_end(row["input"] if mode == "input" else row["output"],
+                                       language)  # fmt: skip
     if mode == "input":
         if call[: call.index("????")] not in answer:
             answer = call.replace("????", answer)
-        test = row["input"].replace(call, answer)
+        test = guarded.replace(call, answer)
     else:
-        test = row["output"].replace("????", answer)
-    language = p.get("resolve", lambda x: x)(lang)
-    program = Program(language, row["code"] + test, test, run_timeout=30, compile_timeout=30)
-    return Assembled(Extracted(answer, ex.kind, ex.how, ex.language), program)
+        test = guarded.replace("????", answer)
+    extracted = Extracted(answer, ex.kind, ex.how, ex.language)
+    if language == "python":
+        return Assembled(extracted, python_program(row["code"], test, run_timeout=30))
+    full = row["code"] + test
+    program = Program(language, guards.with_start(full, language) if sealed else full, test,
+                      run_timeout=30, compile_timeout=30, seal=sealed)  # fmt: skip
+    return Assembled(extracted, program)
 
 
 def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

@@ -237,6 +237,7 @@ LANGUAGES: tuple[Language, ...] = (
         ),
         artifacts=("main",),
         run=("./main",),
+        guard="catch2",
         version=("/usr/bin/dpkg-query", "-W", "-f=Catch2 ${{Version}}\n", "catch2"),
         binds=(CATCH2_DIR,),
         requires=("/usr/bin/g++", "/usr/include/catch2/catch.hpp", f"{CATCH2_DIR}/catch_main.o"),

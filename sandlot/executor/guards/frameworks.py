@@ -4,7 +4,8 @@ that ends any other way (an early exit in the code or in a test) has none.
 
 A row names its guard (`Language.guard`); this module knows what each one adds: files to the
 build (the same for every submission), files and arguments to the run. The guards' own code is in
-this directory: a pytest plugin, a jest reporter, a JUnit listener, a Go TestMain, a D unit tester.
+this directory: a pytest plugin, a jest reporter, a JUnit listener, a Go TestMain, a Catch2
+listener, a D unit tester.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ _HERE = Path(__file__).parent
 _GO_PACKAGE = re.compile(r"^package\s+(\w+)", re.M)
 _GO_TEST_MAIN = re.compile(r"^func\s+TestMain\s*\(", re.M)
 JUNIT_SERVICE = "META-INF/services/org.junit.platform.launcher.TestExecutionListener"
-# Go initializes a package's variables file by file in name order: the guard's come first.
+# Go initializes a package's variables file by file in name order, and the catch2 row links its
+# objects in name order: the guard's come first.
 GO_FILE = "0sandlot_seal_test.go"
+CATCH2_FILE = "0sandlot_seal.cpp"
 
 
 def _text(name: str) -> bytes:
@@ -40,6 +43,8 @@ def build_files(guard: str, code: str) -> dict[str, bytes]:
         return {GO_FILE: _text("sandlot_seal_test.go").replace(b"PACKAGE", package.encode())}
     if guard == "D":
         return {"sandlot_seal.d": _text("sandlot_seal.d")}
+    if guard == "catch2":
+        return {CATCH2_FILE: _text("sandlot_seal_catch2.cpp")}
     return {}
 
 

@@ -175,8 +175,10 @@ def __sandlot_strict(kept, sys, entry):
         return call
 
     def tests_scope(scope):
-        """The globals of the tests under `strict`."""
-        out = {}
+        """The globals of the tests under `strict`: a module of their own, which is __main__
+        while they run (unittest.main finds their TestCases there)."""
+        module = kept["type"](sys)("__main__")
+        out = module.__dict__
         for name, value in items(scope):
             dunder = name.startswith("__") and name.endswith("__")
             shadow = not dunder and name in kept and value is not kept[name]
@@ -187,6 +189,7 @@ def __sandlot_strict(kept, sys, entry):
             out[name] = value
         out["__builtins__"] = kept
         out["__sandlot_plain__"] = plain
+        sys.modules["__main__"] = module
         return out
 
     return tests_scope, plain

@@ -84,12 +84,14 @@ def command_result(outcome: Outcome | None) -> CommandRunResult | None:
     )
 
 
-def response(execution: Execution) -> RunCodeResponse:
+def response(execution: Execution, judged: bool = False) -> RunCodeResponse:
+    """The wire response; `judged`: a judge's exec_info, whose status and message say how the
+    run ended, as SandboxFusion's do (the judge's verdict says whether its tests were proven)."""
     run = command_result(execution.run)
     last = run or command_result(execution.compile)
     return RunCodeResponse(
-        status=RunStatus(execution.status),
-        message=execution.message,
+        status=RunStatus(execution.run_status if judged else execution.status),
+        message=(execution.error or "") if judged else execution.message,
         compile_result=command_result(execution.compile),
         run_result=run,
         executor_pod_name=POD,

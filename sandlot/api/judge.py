@@ -72,7 +72,7 @@ def test_case(test: TestOutcome) -> EvalTestCase:
     assert test.execution is not None
     return EvalTestCase(
         passed=test.passed,
-        exec_info=convert.response(test.execution),
+        exec_info=convert.response(test.execution, judged=True),
         test_info=test.test_info,
         verdict=test.verdict.value,
     )

@@ -92,6 +92,12 @@ class Execution:
 
     @property
     def status(self) -> str:
+        """SandboxFusion's status of the request: a sealed run without its seal failed."""
+        return FAILED if self.unproven else self.run_status
+
+    @property
+    def run_status(self) -> str:
+        """The status by how the steps ended alone (the judge's exec_info: SandboxFusion's)."""
         if self.error is not None:
             return SANDBOX_ERROR
         for step in (self.compile, self.run):
@@ -99,7 +105,7 @@ class Execution:
                 command_status(step) == TIME_LIMIT_EXCEEDED or return_code(step) != 0
             ):
                 return FAILED
-        return FAILED if self.unproven else SUCCESS
+        return SUCCESS
 
     @property
     def message(self) -> str:

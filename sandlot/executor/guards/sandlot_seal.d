@@ -60,6 +60,6 @@ private UnitTestResult runAll()
     }
     length = 0; // once
     UnitTestResult result = {executed: executed, passed: passed, runMain: executed == 0,
-        summarize: false};
+        summarize: executed > 0};
     return result;
 }

@@ -300,7 +300,10 @@ def _after_header(program: str, start: str, language: str) -> str:
     if language == "php":
         rest = program.lstrip()
         return start + (rest[len("<?php") :] if rest.startswith("<?php") else program)
+    lang = re.search(r"^#lang [^\n]*\n?", program, re.M)  # a module's first line, wherever
+    if lang is not None:
+        return f"{program[: lang.end()].rstrip()}\n{start}{program[lang.end() :]}"
     first, _, rest = program.partition("\n")
-    if first.startswith(("#lang", "#!")):
+    if first.startswith("#!"):
         return f"{first}\n{start}{rest}"
     return start + program

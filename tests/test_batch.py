@@ -85,7 +85,7 @@ def test_call_based_early_exit_is_no_pass(client) -> None:
     truth = {"fn_name": "f", "inputs": [[1]], "outputs": [1]}
     code = "import os\ndef f(x):\n    return x\nos._exit(0)"
     (res,) = batch(client, {"code": code, "ground_truth": truth})["results"]
-    assert verdicts(res) == ["wrong_answer"] and "before its result" in res["reason"]
+    assert verdicts(res) == ["wrong_answer"] and "early exit" in res["reason"]
 
 
 def test_asserts_field_and_assert_case(client) -> None:

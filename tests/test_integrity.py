@@ -384,6 +384,50 @@ def test_typescript_expression_test_cases_run_on_one_build(api: httpx.Client) ->
     assert out["passed"] is False
 
 
+# -- /run_batch: the same attacks on each of its test forms ----------------------------------------
+
+# Each attack on an item with an expression case, an assert and (Python) a call-based case, all of
+# them about add(1, 2) == 3; and the correct add, which passes all of them.
+BATCH_FORMS = {
+    "python": {"test_cases": [{"input": "add(1, 2)", "expected": "3"}],
+               "asserts": ["assert add(1, 2) == 3"],
+               "ground_truth": {"fn_name": "add", "inputs": [[1, 2]], "outputs": [3]}},
+    "nodejs": {"test_cases": [{"input": "add(1, 2)", "expected": "3"}],
+               "asserts": ["if (add(1, 2) !== 3) throw new Error('wrong');"]},
+}  # fmt: skip
+BATCH_ATTACKS = {
+    **{("python", name): PY_CASE + text for name, text in PY_ATTACKS.items()},
+    **{("nodejs", name): JS_CASE + text for name, text in JS_ATTACKS.items()
+       if name != "returns_from_the_top_level_before_the_tests"},  # that one does not parse
+    ("python", "writes_the_call_result_file"): PY_CASE
+    + "import json, os\njson.dump(3, open('.sandlot_call.json', 'w'))\nos._exit(0)\n",
+}  # fmt: skip
+
+
+def batch_item(api: httpx.Client, language: str, code: str) -> dict:
+    item = {"id": 1, "language": language, "code": code, "run_timeout": 20,
+            **BATCH_FORMS[language]}  # fmt: skip
+    r = api.post("/run_batch", json={"items": [item]})
+    assert r.status_code == 200, r.text
+    return r.json()["results"][0]
+
+
+@pytest.mark.parametrize("attack", BATCH_ATTACKS, ids="-".join)
+def test_attack_on_run_batch_is_rejected_on_every_form(api: httpx.Client, attack) -> None:
+    result = batch_item(api, attack[0], BATCH_ATTACKS[attack])
+    assert result["score"] == 0 and not result["passed"], result
+    # the wrong answer was judged, or the run ended before its tests did: never a pass
+    assert {c["verdict"] for c in result["cases"]} == {"wrong_answer"}, result
+
+
+@pytest.mark.parametrize("language", BATCH_FORMS)
+def test_a_correct_answer_passes_every_run_batch_form(api: httpx.Client, language: str) -> None:
+    good = {"python": "def add(a, b):\n    print('adding')\n    return a + b\n",
+            "nodejs": "function add(a, b) { return a + b; }\n"}[language]  # fmt: skip
+    result = batch_item(api, language, good)
+    assert result["passed"] and result["score"] == 1, result
+
+
 # -- compiled languages, on the judge -------------------------------------------------------------
 
 STEAL_C = """

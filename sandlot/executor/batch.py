@@ -5,19 +5,22 @@ cache) and its runs go through one admission lane for the whole batch, `slots` r
 so that the runs of all items spread over the slots while the batch takes its turns with other
 requests (admission.py). Each run's outcome goes to a callback as soon as it ends: the caller
 judges it and keeps what it needs, so a batch of 10,000 cases never holds 10,000 outputs. The
-callback's verdict stops an item at its first failure when asked.
+callback's verdict stops an item at its first failure when asked. A sealed run (seal.py) hands
+the callback its seal's payload too, None when it wrote none: its tests did not run to their end.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from sandlot.errors import JailError
+from sandlot.executor import guards
 from sandlot.executor.admission import Lane
-from sandlot.executor.runner import CodeRequest, Executor
+from sandlot.executor.guards import Seal
+from sandlot.executor.runner import CodeRequest, Executor, open_seal, sealed_step
 from sandlot.jail import Outcome
 from sandlot.languages import Language
 
@@ -25,11 +28,14 @@ from sandlot.languages import Language
 @dataclass(frozen=True, slots=True)
 class Run:
     """One run of an item's program: its stdin, and its own program text when it has one (the
-    item's code with an assert appended, a harness around it)."""
+    item's code with an assert appended, a harness around it). A run with a `seal` (or of a test
+    framework's row) is sealed; `case` is an expression test case its driver judges."""
 
     stdin: bytes = b""
     code: str | None = None
     fetch: tuple[str, ...] = ()
+    seal: Seal | None = None
+    case: tuple[str, str] | None = None
 
 
 @dataclass(slots=True)
@@ -50,8 +56,8 @@ class ItemOutcome:
 
 
 T = TypeVar("T")
-# (item index, run index, outcome) -> whether the run passed
-OnRun = Callable[[int, int, Outcome], bool]
+# (item index, run index, outcome, its seal's payload) -> whether the run passed
+OnRun = Callable[[int, int, Outcome, bytes | None], bool]
 
 
 @dataclass(slots=True)
@@ -75,8 +81,7 @@ class _Batch:
         self.states = []
         for item in items:
             row = executor.check(item.request)  # InvalidRequest before anything runs
-            source = row.program(item.request.code).encode()
-            files = {**item.request.files, row.source: source}
+            files = executor._sources(row, item.request)
             self.states.append(_State(row, files, len(item.runs)))
         self.lane: Lane = executor.admission.lane()  # Overloaded now if the line is full
 
@@ -100,12 +105,12 @@ class _Batch:
             st = self.states[i]
             try:
                 files = None if st.out.stopped else await self._built(i)
-                outcome = None if files is None else await self._run(i, j, files)
+                ran = None if files is None else await self._run(i, j, files)
             except JailError as exc:
-                st.out.error, st.out.stopped, outcome = str(exc), True, None
-            if outcome is not None:
+                st.out.error, st.out.stopped, ran = str(exc), True, None
+            if ran is not None:
                 st.out.ran += 1
-                if not self.on_run(i, j, outcome) and self.stop:
+                if not self.on_run(i, j, *ran) and self.stop:
                     st.out.stopped = True
             st.left -= 1
             if st.left == 0:  # a batch of compiled items must not hold every binary to its end
@@ -139,11 +144,13 @@ class _Batch:
     def _own_programs(self, i: int) -> bool:
         return any(run.code is not None for run in self.items[i].runs)
 
-    async def _run(self, i: int, j: int, files: dict[str, bytes]) -> Outcome | None:
+    async def _run(
+        self, i: int, j: int, files: dict[str, bytes]
+    ) -> tuple[Outcome, bytes | None] | None:
         st, req, run = self.states[i], self.items[i].request, self.items[i].runs[j]
         ex, row = self.ex, st.row
         if run.code is not None:
-            files = {**files, row.source: row.program(run.code).encode()}
+            files = {**files, **ex._sources(row, replace(req, code=run.code, files={}))}
             if row.compile is not None:  # a program of its own: its own build (cached)
                 build, _ = await _whole(ex._build(None, row, files, req, self.lane))
                 if not build.outcome.ok:
@@ -152,11 +159,14 @@ class _Batch:
                     return None
                 files = {**files, **build.artifacts}
         memory_mb = ex._memory_mb(req)
+        seal = run.seal or (Seal() if guards.sealed(row, run.code or req.code) else None)
+        argv, files, secret = sealed_step(row, files, seal, run.case)
         spec = ex._spec(
-            row, row.run, memory_mb, files=files, stdin=run.stdin, fetch=run.fetch,
+            row, argv, memory_mb, files=files, stdin=run.stdin, fetch=run.fetch,
             limits=ex._limits(row, req.run_timeout or ex.config.run_timeout, memory_mb),
         )  # fmt: skip
-        return await _whole(ex.run_box(spec, self.lane, row.name))
+        outcome = await _whole(ex.run_box(spec, self.lane, row.name))
+        return outcome, open_seal(outcome, secret) if seal else None
 
 
 def _whole(step: Coroutine[Any, Any, T]) -> asyncio.Future[T]:

@@ -222,15 +222,13 @@ class Executor:
                     if not build.outcome.ok:
                         return result
                     files = {**files, **build.artifacts}
-                secret = sealing.new()  # for this run only: never in the build
-                run_files = guards.run_files(row, files, secret, seal) if seal else files
-                argv = guards.run_argv(row) if seal else row.run
+                argv, run_files, secret = sealed_step(row, files, seal)
                 result.run = await self._jail_run(
                     slot, self._run_spec(row, req, run_files, argv), row.name, "run"
                 )
                 result.files, result.run.files = result.run.files, {}
                 if seal is not None:
-                    result.sealed, result.proof = True, _open(result.run, secret)
+                    result.sealed, result.proof = True, open_seal(result.run, secret)
         except JailError as exc:
             result.error = str(exc)
         return result
@@ -310,14 +308,12 @@ class Executor:
         seal = req.seal or (
             Seal(strict=req.strict) if expression or guards.sealed(row, req.code) else None
         )
-        secret = sealing.new()
+        argv, run_files, secret = sealed_step(row, files, seal, expression)
         spec = self._spec(
-            row, guards.run_argv(row) if seal else row.run, memory_mb,
-            files=guards.run_files(row, files, secret, seal, expression) if seal else files,
-            stdin=(case.stdin or "").encode(), limits=limits,
-        )  # fmt: skip
+            row, argv, memory_mb, files=run_files, stdin=(case.stdin or "").encode(), limits=limits
+        )
         outcome = await self.run_box(spec, lane, row.name)
-        proof = _open(outcome, secret) if seal else None
+        proof = open_seal(outcome, secret) if seal else None
         result = CaseResult(
             passed=False, run=outcome, expected=case.expected, actual=None,
             input=case.input, stdin=case.stdin,
@@ -344,7 +340,18 @@ def jail_failed(exc: JailError, slot: int, language: str) -> None:
     )  # fmt: skip
 
 
-def _open(outcome: Outcome, secret: bytes) -> bytes | None:
+def sealed_step(
+    row: Language, files: dict[str, bytes], seal: Seal | None, case: tuple[str, str] | None = None
+) -> tuple[tuple[str, ...], dict[str, bytes], bytes]:
+    """The argv and files of a run step over a build's `files`, and the secret its seal needs
+    (fresh for this run only: never in the build; unused when `seal` is None)."""
+    secret = sealing.new()
+    if seal is None:
+        return row.run, files, secret
+    return guards.run_argv(row), guards.run_files(row, files, secret, seal, case), secret
+
+
+def open_seal(outcome: Outcome, secret: bytes) -> bytes | None:
     """The payload of the run's seal (None: it has none), cut out of its stdout."""
     opened = sealing.open_frame(outcome.stdout, secret)
     outcome.stdout = opened.stdout

@@ -3,13 +3,19 @@
 The test forms RL datasets carry all become runs of one program per item:
 - stdin cases (`test_cases` with stdin/expected_stdout, or `ground_truth` inputs/outputs): the
   program's stdout is compared by a checker (`lines` by default, as `/run_code` does);
-- expression cases (`test_cases` with input/expected): the executor's value harness;
+- expression cases (`test_cases` with input/expected): judged by the executor's driver, as
+  `/run_code` does;
 - call-based `ground_truth` (`fn_name`): each input is the list of arguments (or, as
   LiveCodeBench has it, a string of JSON values one per line) to that function or to that method
   of `class Solution`; the return value is compared by value with the output, or with its only
   element (APPS wraps outputs in a list);
 - asserts (`asserts`, or `ground_truth.assert_case`): each appended to the code, one run each,
   passed when the run exits 0.
+
+Every run that can be is sealed (sandlot/executor/seal.py), as the judge's are: an expression
+case, a call and an assert count only when the run proves that they ran to their end, so an
+early exit (`os._exit(0)`) or a result file the answer writes itself passes nothing. An assert
+in a language with no place for the seal's end (judge/guards.py) is judged on its exit alone.
 
 A raw `completion` is cut to code as the judge does (`extract.py`). Everything is checked before
 anything runs; then the executor runs every item's cases over the slots (executor/batch.py).
@@ -23,17 +29,17 @@ from typing import Any
 
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, TooLarge
-from sandlot.executor import CodeRequest, Execution, Executor, Outcome, TestCase, Verdict
-from sandlot.executor import harness as expr_harness
+from sandlot.executor import CodeRequest, Execution, Executor, Outcome, Seal, TestCase, Verdict
 from sandlot.executor.batch import Item, ItemOutcome, Run, run_batch
 from sandlot.executor.results import describe, verdict_of
-from sandlot.judge import harnesses
+from sandlot.judge import guards, harnesses
 from sandlot.judge.assemble import PY_IMPORTS
 from sandlot.judge.checkers import Checker
 from sandlot.judge.extract import extract
 from sandlot.judge.verdicts import of_execution
 
 DETAIL = 200  # characters of a failed case's explanation
+EARLY_EXIT = "the program ended before its tests did (an early exit)"
 DEFAULT_CHECKER = Checker(mode="lines")  # what `/run_code` stdin cases use
 
 
@@ -81,6 +87,7 @@ class ItemResult:
 class _Check:
     kind: str  # stdout | exit | expr | value
     expected: Any = None
+    sealed: bool = False  # passes only with the run's seal
 
 
 @dataclass(slots=True)
@@ -107,9 +114,9 @@ async def score_batch(
         p.records = [CaseRecord(Verdict.SKIPPED if p.code is not None else Verdict.NO_CODE)
                      for _ in p.runs]  # fmt: skip
 
-    def on_run(i: int, j: int, outcome: Outcome) -> bool:
+    def on_run(i: int, j: int, outcome: Outcome, proof: bytes | None) -> bool:
         plan = runnable[i]
-        record = _judge(plan.checks[j], plan.checker, outcome, plan.item.language)
+        record = _judge(plan.checks[j], plan.checker, outcome, proof, plan.item.language)
         plan.records[j] = record
         return record.verdict is Verdict.ACCEPTED
 
@@ -165,9 +172,8 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
                 raise InvalidRequest(
                     f"{where}: {row.name} has no expression test cases; use stdin cases"
                 )
-            text = expr_harness.program(row.harness, base, case.input, case.expected)
-            runs.append(Run(code=text, fetch=(expr_harness.RESULT_FILE,)))
-            checks.append(_Check("expr"))
+            runs.append(Run(seal=Seal(), case=(case.input, case.expected)))
+            checks.append(_Check("expr", sealed=True))
         else:
             runs.append(Run(stdin=(case.stdin or "").encode()))
             checks.append(_Check("stdout", case.expected))
@@ -177,8 +183,13 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
     for statement in asserts:
         if not isinstance(statement, str):
             raise InvalidRequest(f"{where}: every assert must be a string")
-        runs.append(Run(code=f"{base}\n\n{statement}"))
-        checks.append(_Check("exit"))
+        test, sealed = guards.guard_end(statement, row.name)
+        program = f"{base}\n\n{test}"
+        if sealed:
+            program = guards.with_start(program, row.name)
+        seal = Seal(tests_at=len(base) + 2) if sealed else None
+        runs.append(Run(code=program, seal=seal))
+        checks.append(_Check("exit", sealed=sealed))
     if not runs:
         raise InvalidRequest(
             f"{where} has no tests: give test_cases, ground_truth (inputs/outputs) or asserts"
@@ -224,13 +235,13 @@ def _from_ground_truth(
         raise InvalidRequest(f"{where}: ground_truth.fn_name must be a Python identifier")
     if language != "python":
         raise InvalidRequest(f"{where}: call-based ground_truth (fn_name) needs python")
-    program = (
-        PY_IMPORTS + code + harnesses.CALL.format(fn_name=fn_name, result=harnesses.CALL_RESULT)
-    )
+    answer = PY_IMPORTS + code
+    program = answer + harnesses.CALL.format(fn_name=fn_name, result=harnesses.CALL_RESULT)
+    seal = Seal(tests_at=len(answer))  # the call is the test: the answer is compiled alone
     for value, expected in zip(inputs, outputs, strict=True):
         runs.append(Run(stdin=_arguments(value, where).encode(), code=program,
-                        fetch=(harnesses.CALL_RESULT,)))  # fmt: skip
-        checks.append(_Check("value", _json_value(expected)))
+                        fetch=(harnesses.CALL_RESULT,), seal=seal))  # fmt: skip
+        checks.append(_Check("value", _json_value(expected), sealed=True))
     return []
 
 
@@ -276,7 +287,9 @@ def _request(plan: _Plan) -> CodeRequest:
 # -- from outcomes to verdicts -----------------------------------------------------------------
 
 
-def _judge(check: _Check, checker: Checker, outcome: Outcome, language: str) -> CaseRecord:
+def _judge(
+    check: _Check, checker: Checker, outcome: Outcome, proof: bytes | None, language: str
+) -> CaseRecord:
     record = CaseRecord(
         Verdict.ACCEPTED, round(outcome.wall_time, 6), round(outcome.cpu_time, 6),
         outcome.memory_peak,
@@ -285,30 +298,38 @@ def _judge(check: _Check, checker: Checker, outcome: Outcome, language: str) -> 
         record.verdict = of_execution(Execution(language=language, run=outcome))
         if record.verdict is not Verdict.ACCEPTED:
             record.detail = _tail(outcome) or describe(outcome)
+        elif check.sealed and proof is None:
+            record.verdict, record.detail = Verdict.WRONG_ANSWER, EARLY_EXIT
         return record
     bad = verdict_of(outcome)
     if bad is not None:
         record.verdict, record.detail = bad, _tail(outcome) or describe(outcome)
         return record
-    ok, why = _compare(check, checker, outcome)
+    if check.sealed and proof is None:
+        record.verdict, record.detail = Verdict.WRONG_ANSWER, EARLY_EXIT
+        return record
+    ok, why = _compare(check, checker, outcome, proof)
     if not ok:
         record.verdict, record.detail = Verdict.WRONG_ANSWER, (why or "")[:DETAIL] or None
     return record
 
 
-def _compare(check: _Check, checker: Checker, outcome: Outcome) -> tuple[bool, str | None]:
+def _compare(
+    check: _Check, checker: Checker, outcome: Outcome, proof: bytes | None
+) -> tuple[bool, str | None]:
     if check.kind == "stdout":
         return checker.compare(outcome.stdout.decode(errors="replace"), check.expected)
-    name = expr_harness.RESULT_FILE if check.kind == "expr" else harnesses.CALL_RESULT
-    raw = outcome.files.pop(name, None)
+    if check.kind == "expr":  # the driver's verdict: "1" or "0", then the value's repr
+        assert proof is not None
+        got = proof[1:].decode(errors="replace")
+        return proof[:1] == b"1", f"value differs: got {got[:DETAIL]}"
+    raw = outcome.files.pop(harnesses.CALL_RESULT, None)
     if raw is None:
         return False, "the program ended before its result was written"
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return False, "the result is not JSON"
-    if check.kind == "expr":
-        return bool(isinstance(data, dict) and data.get("passed") is True), "value differs"
     expected = check.expected
     if data == expected or (isinstance(expected, list) and len(expected) == 1
                             and data == expected[0]):  # fmt: skip

@@ -394,11 +394,13 @@ BATCH_FORMS = {
                "ground_truth": {"fn_name": "add", "inputs": [[1, 2]], "outputs": [3]}},
     "nodejs": {"test_cases": [{"input": "add(1, 2)", "expected": "3"}],
                "asserts": ["if (add(1, 2) !== 3) throw new Error('wrong');"]},
+    "ruby": {"asserts": ["raise 'wrong' unless add(1, 2) == 3"]},  # a script's guard
 }  # fmt: skip
 BATCH_ATTACKS = {
     **{("python", name): PY_CASE + text for name, text in PY_ATTACKS.items()},
     **{("nodejs", name): JS_CASE + text for name, text in JS_ATTACKS.items()
        if name != "returns_from_the_top_level_before_the_tests"},  # that one does not parse
+    ("ruby", "exit_0_before_the_tests"): "def add(a, b) a - b end\nexit!(0)\n",
     ("python", "writes_the_call_result_file"): PY_CASE
     + "import json, os\njson.dump(3, open('.sandlot_call.json', 'w'))\nos._exit(0)\n",
 }  # fmt: skip
@@ -423,7 +425,8 @@ def test_attack_on_run_batch_is_rejected_on_every_form(api: httpx.Client, attack
 @pytest.mark.parametrize("language", BATCH_FORMS)
 def test_a_correct_answer_passes_every_run_batch_form(api: httpx.Client, language: str) -> None:
     good = {"python": "def add(a, b):\n    print('adding')\n    return a + b\n",
-            "nodejs": "function add(a, b) { return a + b; }\n"}[language]  # fmt: skip
+            "nodejs": "function add(a, b) { return a + b; }\n",
+            "ruby": "def add(a, b) a + b end\n"}[language]  # fmt: skip
     result = batch_item(api, language, good)
     assert result["passed"] and result["score"] == 1, result
 

@@ -25,8 +25,8 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
 
 # humanevalds_v1_en's placeholders that exit with 0 before the tests run.
-EXIT_PLACEHOLDERS = (161, 162, 628, 629, 788, 789, 949, 950, 1109, 1110, 1434, 1435, 1756, 1757,
-                     1912, 1913, 2072, 2073)  # fmt: skip
+EXIT_PLACEHOLDERS = (161, 162, 628, 629, 788, 789, 949, 950, 1109, 1110, 1434, 1435, 1595, 1596,
+                     1756, 1757, 1912, 1913, 2072, 2073)  # fmt: skip
 # Reference solutions that fail on the data as shipped, and why (checked by the tests below).
 KNOWN_BAD = {
     # MBPP's setup code builds Node objects before the reference code defines class Node.
@@ -218,6 +218,19 @@ def test_sandboxfusion_tables_with_references(api: httpx.Client, dataset: str) -
     assert_all_accepted_but_known(dataset, out)
 
 
+@pytest.mark.parametrize(
+    ("dataset", "rows"),
+    [("humaneval", "humaneval_python"), ("mbpp", "mbpp"), ("mbpp_sanitized", "mbpp_sanitized"),
+     ("evoeval", "evoeval"), ("shadow_humaneval_python", "shadow_humaneval_python")],
+)  # fmt: skip
+def test_python_references_keep_their_verdicts_under_strict(
+    api: httpx.Client, dataset: str, rows: str
+) -> None:
+    """`config.extra.strict` (plain data only) changes no reference solution's verdict."""
+    out = evaluate(api, dataset, references(rows), extra={"strict": True})
+    assert_all_accepted_but_known(dataset, out)
+
+
 def test_verilog_empty_modules_rejected(api: httpx.Client) -> None:
     samples = [{"id": s["id"], "completion": "```verilog\nendmodule\n```"}
                for s in references("verilogeval_human")[:40]]  # fmt: skip
@@ -360,7 +373,8 @@ def test_multiple_csharp_stubs_fail_their_assertions(api: httpx.Client, dataset:
      ("multiple_pl", "    exit(0);\n}\n"),
      ("multiple_r", "\n  quit(status = 0)\n}\n"),
      ("multiple_rkt", "  (exit 0))\n"),
-     ("multiple_lua", "    os.exit(0)\nend\n"),
+     # luaunit refuses os.exit during a test unless the suite is unregistered first
+     ("multiple_lua", "    lu.unregisterCurrentSuite()\n    os.exit(0)\nend\n"),
      ("multiple_rb", "  exit!(0)\nend\n"),
      ("multiple_d", "{\n    import core.stdc.stdlib : exit;\n    exit(0);\n    assert(0);\n}\n")],
 )  # fmt: skip

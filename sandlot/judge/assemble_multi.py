@@ -473,9 +473,10 @@ def _rust_script(crate: str, test_files: list[str]) -> str:
     # in the dir the bash row names in $SANDLOT_RUST_CRATES.
     # The script holds the secret (out of the work dir before anything is compiled: no
     # include_str! reads it) and writes the seal only if every test binary reported all of its
-    # tests passed: a test that exits 0 ends its binary before the report.
+    # tests passed: a test that exits 0 ends its binary before the report. Run unsealed (the
+    # script sent to /run_code as it is), it has no secret and judges by its exit alone.
     crates = '-L "$SANDLOT_RUST_CRATES" ' + " ".join(f"--extern={n}" for n in RUST_CRATES)
-    lines = ["set -e", f"seal=$(cat {guards.SEAL}); rm -f {guards.SEAL}",
+    lines = ["set -e", f"seal=$(cat {guards.SEAL} 2>/dev/null || true); rm -f {guards.SEAL}",
              f"rustc --edition 2021 {crates} --crate-type lib --crate-name {crate} "
              f"-o lib{crate}.rlib src/lib.rs"]  # fmt: skip
     for n, path in enumerate(test_files):

@@ -28,7 +28,8 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 EXAMPLES = 25  # per operation and generation mode (valid and invalid data)
 # Small maxima keep every generated run short; the schema states them, so generated valid
 # requests stay within them. No coder_roots: /code is off, the fuzzer never starts Aider.
-LIMITS = {"max_run_timeout": 3.0, "max_compile_timeout": 10.0, "max_memory_mb": 512,
+LIMITS = {"run_timeout": 3.0, "max_run_timeout": 3.0, "max_compile_timeout": 10.0,
+          "memory_mb": 512, "max_memory_mb": 512,
           "max_test_cases": 8, "max_batch_items": 4, "max_batch_cases": 8, "queue_size": 64,
           "coder_roots": ""}  # fmt: skip
 

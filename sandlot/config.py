@@ -325,6 +325,17 @@ class Config:
             return max(1, -(-self.slots // SLOTS_PER_WORKER))
         return self.workers
 
+    def live_uids(self) -> int:
+        """Uids of live boxes (sessions, notebooks, kernels in the pool) one process may hold
+        at once, from `session_uid_base` on: every session, the pool, and two notebooks a slot."""
+        return self.session_max + self.session_pool + 2 * self.slots
+
+
+def split(total: int, parts: int) -> list[int]:
+    """total in near-equal whole parts, the larger first."""
+    size, extra = divmod(total, parts)
+    return [size + (k < extra) for k in range(parts)]
+
 
 def worker_shares(slots: int, workers: int) -> list[range]:
     """Which slots (so which uids, uid_base + k) each worker owns: disjoint, near-equal parts."""
@@ -332,10 +343,8 @@ def worker_shares(slots: int, workers: int) -> list[range]:
         raise SandlotError(
             f"workers={workers} must be from 1 to slots={slots}: each worker owns at least a slot"
         )
-    size, extra = divmod(slots, workers)
     out, start = [], 0
-    for w in range(workers):
-        n = size + (w < extra)
+    for n in split(slots, workers):
         out.append(range(start, start + n))
         start += n
     return out
@@ -359,7 +368,14 @@ def check_serving(cfg: Config, keys: frozenset[str]) -> None:
             "run code. Set api_keys (or SANDLOT_API_KEYS, or api_keys_file), or pass --insecure "
             "if something in front of this server checks who calls it"
         )
-    for uid in range(cfg.uid_base, cfg.uid_base + cfg.slots):
+    slots = range(cfg.uid_base, cfg.uid_base + cfg.slots)
+    live = range(cfg.session_uid_base, cfg.session_uid_base + cfg.live_uids())
+    if slots.start < live.stop and live.start < slots.stop:  # LiveBoxes sees one worker's only
+        raise SandlotError(
+            f"the live boxes' uids {live.start}-{live.stop - 1} overlap the slots' "
+            f"{slots.start}-{slots.stop - 1}: choose another session_uid_base"
+        )
+    for uid in slots:
         try:
             user = pwd.getpwuid(uid).pw_name
         except KeyError:

@@ -103,7 +103,9 @@ class Service:
             self.sessions_problem = self.problem
             return
         try:
-            self.sessions = await SessionManager(self.config, self.jail, self.registry).start()
+            self.sessions = await SessionManager(
+                self.config, self.jail, self.registry, self.worker
+            ).start()
         except JailUnavailable as exc:
             self.sessions_problem = str(exc)
 
@@ -113,9 +115,11 @@ class Service:
             self.sessions = None
 
     def session_status(self) -> dict[str, object]:
-        """Live sessions, kernels ready in the pool, and why sessions are off if they are."""
+        """Live sessions, kernels ready in the pool, and why sessions are off if they are: of
+        this process, which with several workers holds its share (`scope`)."""
         m = self.sessions
         return {
+            "scope": "worker" if self.workers > 1 else "server",
             "available": m is not None,
             "problem": self.sessions_problem if m is None else m.pool.problem,
             "live": len(m.sessions) if m else 0,

@@ -13,7 +13,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import UID_BASE, Server, assert_nothing_left, running_server, serve_fails
+from tests.conftest import (
+    SESSION_UID_BASE,
+    UID_BASE,
+    Server,
+    assert_nothing_left,
+    running_server,
+    serve_fails,
+)
 
 pytestmark = pytest.mark.root
 
@@ -188,10 +195,10 @@ def test_workers_stop_cleanly_when_their_supervisor_is_killed(started) -> None:
     until(lambda: not any(Path(f"/proc/{p}").exists() for p in pids.values()), "workers gone")
     # the fixture checks that the workers left no box, mount or cgroup; the state dir keeps the
     # dead supervisor's metrics files, which the next start removes
-    leftover = [p.name for p in Path(srv.state_dir).iterdir()]
-    assert leftover == [f"{srv.proc.pid}-metrics"]
+    leftover = sorted(p.name for p in Path(srv.state_dir).iterdir())
+    assert leftover == [f"{srv.proc.pid}-metrics", f"{srv.proc.pid}-peers"]
     second = started("--slots", "1", env={"SANDLOT_STATE_DIR": srv.state_dir})
-    assert not (Path(srv.state_dir) / leftover[0]).exists()
+    assert not any((Path(srv.state_dir) / name).exists() for name in leftover)
     second.stop()
 
 
@@ -208,12 +215,18 @@ def test_workers_and_slots_out_of_range_are_refused(args, env, message) -> None:
 
 
 def test_uids_of_a_worker_share_are_its_own() -> None:
-    """Two workers over 4 slots: uids uid_base..+1 for worker 0, +2..+3 for worker 1."""
-    from sandlot.api.server import share_config
+    """Two workers over 4 slots: uids uid_base..+1 for worker 0, +2..+3 for worker 1; and of
+    the live boxes' uids, sessions and pool, each its half, one range after the other."""
+    from sandlot.api.server import share_configs
     from sandlot.config import Config, worker_shares
 
-    cfg = Config.load(slots=4, uid_base=UID_BASE, queue_size=10)
-    shares = [share_config(cfg, s) for s in worker_shares(4, 2)]
+    cfg = Config.load(slots=4, uid_base=UID_BASE, queue_size=10, session_max=5, session_pool=3,
+                      session_uid_base=SESSION_UID_BASE)  # fmt: skip
+    shares = share_configs(cfg, worker_shares(4, 2))
     assert [(c.uid_base, c.slots, c.queue_size) for c in shares] == [
         (UID_BASE, 2, 5), (UID_BASE + 2, 2, 5)
     ]  # fmt: skip
+    assert [(c.session_max, c.session_pool) for c in shares] == [(3, 2), (2, 1)]
+    live = [range(c.session_uid_base, c.session_uid_base + c.live_uids()) for c in shares]
+    assert live == [range(SESSION_UID_BASE, SESSION_UID_BASE + 9),
+                    range(SESSION_UID_BASE + 9, SESSION_UID_BASE + cfg.live_uids())]  # fmt: skip

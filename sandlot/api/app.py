@@ -18,15 +18,20 @@ from sandlot.api import batch, coder, errors, judge, playground, run, schema, se
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
+from sandlot.api.peers import Peers, SessionRoutes
 from sandlot.service import Service
 
 
-def create_app(service: Service) -> FastAPI:
+def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
+    """`peers`: the other worker processes of this server, if it has more than one."""
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if service.jail is None and service.problem is None:
             service.start()
         yield
+        if peers is not None:
+            await peers.close()
         service.close()
 
     app = FastAPI(
@@ -39,7 +44,10 @@ def create_app(service: Service) -> FastAPI:
     app.state.service = service
     errors.install(app)
     schema.install(app, service)
+    app.state.peers = peers
     cfg = service.config
+    if peers is not None:  # innermost: a request is checked here before it goes to its owner
+        app.add_middleware(SessionRoutes, peers=peers)
     app.add_middleware(JSONOnly)
     body_cap = cfg.max_code_bytes + cfg.max_files_bytes * 4 // 3 + (1 << 20)
     app.add_middleware(BodyLimit, max_bytes=body_cap)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
 
 from sandlot.api import convert
 from sandlot.api.deps import ServiceDep
@@ -16,11 +17,13 @@ router = APIRouter(tags=["sandbox"])
 @router.post(
     "/run_code", response_model=RunCodeResponse, responses=responses(400, 404, 410, 413, 503, 504)
 )
-async def run_code(req: RunCodeRequest, service: ServiceDep) -> RunCodeResponse:
+async def run_code(
+    req: RunCodeRequest, request: Request, service: ServiceDep
+) -> RunCodeResponse | Response:
     """Run code once, or against `test_cases`; SandboxFusion's contract plus extra fields. With a
     `session_id`, in that session (see /sessions)."""
     if req.session_id is not None:
-        return await run_code_in_session(service, req)
+        return await run_code_in_session(service, req, request)
     executor = service.require_executor()
     code_req = convert.code_request(req)
     if req.test_cases is not None:

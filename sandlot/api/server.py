@@ -19,11 +19,13 @@ the grace. A server killed outright leaves stale state that the next start remov
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import json
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -36,7 +38,8 @@ from types import FrameType
 import uvicorn
 
 from sandlot import telemetry
-from sandlot.config import Config, check_serving, worker_shares
+from sandlot.api.peers import Peers
+from sandlot.config import Config, check_serving, split, worker_shares
 
 log = logging.getLogger("sandlot.server")
 PR_SET_PDEATHSIG = 1
@@ -54,7 +57,7 @@ def serve(cfg: Config) -> None:
     logs.setup(cfg.log_format, cfg.log_level)
     sock = _listen(cfg.host, cfg.port)
     if workers == 1:
-        _serve_worker(cfg, 0, 1, sock)
+        _serve_worker(cfg, 0, 1, [sock])
     else:
         _Supervisor(cfg, shares, sock).run()
 
@@ -69,15 +72,30 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def share_config(cfg: Config, share: range) -> Config:
-    """A worker's settings: its slots, their uids, its part of the queue."""
-    queue = -(-cfg.queue_size * len(share) // cfg.slots)
-    return dataclasses.replace(
-        cfg, slots=len(share), uid_base=cfg.uid_base + share.start, queue_size=queue
-    )
+def share_configs(cfg: Config, shares: list[range]) -> list[Config]:
+    """Each worker's settings: its slots and their uids, its part of the queue, of the sessions
+    and of the pool, and a range of live-box uids of its own (the ranges follow each other from
+    `session_uid_base`, so together they are what one process would use)."""
+    out, session_uid = [], cfg.session_uid_base
+    sessions, pools = split(cfg.session_max, len(shares)), split(cfg.session_pool, len(shares))
+    for share, session_max, pool in zip(shares, sessions, pools, strict=True):
+        part = dataclasses.replace(
+            cfg,
+            slots=len(share),
+            uid_base=cfg.uid_base + share.start,
+            queue_size=-(-cfg.queue_size * len(share) // cfg.slots),
+            session_max=session_max,
+            session_pool=pool,
+            session_uid_base=session_uid,
+        )
+        session_uid += part.live_uids()
+        out.append(part)
+    return out
 
 
-def _serve_worker(cfg: Config, index: int, workers: int, sock: socket.socket) -> None:
+def _serve_worker(
+    cfg: Config, index: int, workers: int, socks: list[socket.socket], peers: Peers | None = None
+) -> None:
     from sandlot.api import create_app
     from sandlot.service import Service
 
@@ -86,15 +104,20 @@ def _serve_worker(cfg: Config, index: int, workers: int, sock: socket.socket) ->
         log.error("isolation unavailable, no code will run: %s", service.problem)
     server = _Server(
         uvicorn.Config(
-            create_app(service), log_config=None, access_log=False, lifespan="on",
+            create_app(service, peers), log_config=None, access_log=False, lifespan="on",
             timeout_graceful_shutdown=cfg.shutdown_grace, server_header=False,
         ),
         service, cfg.drain_seconds,
     )  # fmt: skip
     try:
-        server.run(sockets=[sock])
+        server.run(sockets=socks)
     finally:
-        service.close()  # also when uvicorn stops without running the app's shutdown
+        service.close()
+        if peers is not None:
+            with contextlib.suppress(OSError):
+                peers.socket(
+                    index
+                ).unlink()  # also when uvicorn stops without running the app's shutdown
 
 
 class _Server(uvicorn.Server):
@@ -134,6 +157,11 @@ class _Supervisor:
         self.metrics_dir = state / f"{os.getpid()}-metrics"
         shutil.rmtree(self.metrics_dir, ignore_errors=True)
         self.metrics_dir.mkdir(mode=0o700)
+        # The workers' private sockets (peers.py): root's alone, like the secret they check.
+        self.peers_dir = state / f"{os.getpid()}-peers"
+        shutil.rmtree(self.peers_dir, ignore_errors=True)
+        self.peers_dir.mkdir(mode=0o700)
+        self.secret = secrets.token_hex(32)
 
     def run(self) -> None:
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -151,19 +179,23 @@ class _Supervisor:
                     proc.kill()
                     proc.wait()
             shutil.rmtree(self.metrics_dir, ignore_errors=True)
+            shutil.rmtree(self.peers_dir, ignore_errors=True)
 
     def _start(self, index: int) -> None:
-        cfg = share_config(self.cfg, self.shares[index])
+        cfg = share_configs(self.cfg, self.shares)[index]
         fd = self.sock.fileno()
         args = (index, len(self.shares), fd, os.getpid())
         argv = [sys.executable, "-m", "sandlot.api.server", *map(str, args)]
         env = {**os.environ, telemetry.MULTIPROCESS_ENV: str(self.metrics_dir)}
         proc = subprocess.Popen(argv, env=env, pass_fds=[fd], stdin=subprocess.PIPE)
         # The settings go on a pipe, not the command line: any user may read a command line
-        # (`ps`), and the settings hold the API keys.
+        # (`ps`), and the settings hold the API keys (and the workers' secret).
         assert proc.stdin is not None
+        peers = {"directory": str(self.peers_dir), "secret": self.secret}
         with proc.stdin:
-            proc.stdin.write(json.dumps(dataclasses.asdict(cfg)).encode())
+            proc.stdin.write(
+                json.dumps({"config": dataclasses.asdict(cfg), "peers": peers}).encode()
+            )
         self.procs[index] = proc
 
     def _watch(self) -> None:
@@ -213,9 +245,23 @@ def _worker_main(argv: list[str]) -> None:
         return  # it died before we could ask
     from sandlot.api import logs
 
-    cfg = Config(**json.loads(config_json))
+    given = json.loads(config_json)
+    cfg = Config(**given["config"])
     logs.setup(cfg.log_format, cfg.log_level, worker=int(index))
-    _serve_worker(cfg, int(index), int(workers), socket.socket(fileno=int(fd)))
+    peers = Peers(int(index), int(workers), Path(given["peers"]["directory"]),
+                  given["peers"]["secret"])  # fmt: skip
+    _serve_worker(cfg, int(index), int(workers), [socket.socket(fileno=int(fd)),
+                  _listen_private(peers.socket(int(index)))], peers)  # fmt: skip
+
+
+def _listen_private(path: Path) -> socket.socket:
+    """This worker's socket for the others (peers.py); a dead predecessor's is replaced."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    sock.listen(256)
+    return sock
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import StreamingResponse
 
+from sandlot.api import peers
 from sandlot.api import session_convert as convert
 from sandlot.api.convert import decode_files
 from sandlot.api.deps import ServiceDep
@@ -53,8 +54,9 @@ SESSION = responses(400, 404, 410, 503)
 
 
 def owner(request: Request) -> str:
-    """Whose sessions these are: the client's address (what a per-client cap counts)."""
-    return request.client.host if request.client else ""
+    """Whose sessions these are: the client's address (what a per-client cap counts), also of
+    a request another worker forwarded."""
+    return peers.client_of(request)
 
 
 def check_size(cfg: Config, *code: str) -> None:
@@ -120,10 +122,20 @@ async def run_jupyter(req: RunJupyterRequest, service: ServiceDep) -> RunJupyter
 
 @router.post("/sessions", response_model=SessionInfo, responses=responses(400, 429, 503))
 async def create(req: SessionCreate, request: Request, service: ServiceDep) -> SessionInfo:
-    """A session: a box that keeps its kernel (or shell), files and processes."""
-    session = await service.require_sessions().create(
+    """A session: a box that keeps its kernel (or shell), files and processes. In the worker
+    that got the request, or if its share of the sessions is taken, in another with room."""
+    manager = service.require_sessions()
+    if manager.full():
+        answer = await peers.elsewhere(request, await request.body())
+        if answer is not None:
+            return answer  # type: ignore[return-value]
+    mine_elsewhere = 0
+    if service.config.session_per_client:  # the cap counts the client's sessions in every worker
+        mine_elsewhere = sum(map(len, await peers.gather(request, "/sessions")))
+    session = await manager.create(
         req.language,
         owner(request),
+        elsewhere=mine_elsewhere,
         idle_timeout=req.idle_timeout,
         lifetime=req.lifetime,
         memory_mb=req.memory_limit_MB,
@@ -134,8 +146,11 @@ async def create(req: SessionCreate, request: Request, service: ServiceDep) -> S
 
 @router.get("/sessions", response_model=list[SessionInfo], responses=responses(503))
 async def list_sessions(request: Request, service: ServiceDep) -> list[SessionInfo]:
-    """This client's live sessions."""
-    return [convert.info(s) for s in service.require_sessions().list(owner(request))]
+    """This client's live sessions, in every worker."""
+    here = [convert.info(s) for s in service.require_sessions().list(owner(request))]
+    there = [SessionInfo.model_validate(i) for part in await peers.gather(request, "/sessions")
+             for i in part]  # fmt: skip
+    return here + there
 
 
 @router.get("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
@@ -208,10 +223,15 @@ async def get_file(session_id: str, path: str, service: ServiceDep) -> Response:
     return Response(data, media_type="application/octet-stream")
 
 
-async def run_code_in_session(service: Service, req: RunCodeRequest) -> RunCodeResponse:
+async def run_code_in_session(
+    service: Service, req: RunCodeRequest, request: Request
+) -> RunCodeResponse | Response:
     """`/run_code` with a `session_id`: the code runs in that session, keeping its state;
     `files` are written to its work dir first and `fetch_files` read back after."""
     assert req.session_id is not None
+    forwarded = await peers.forward_run(request, req.session_id)
+    if forwarded is not None:
+        return forwarded
     session = service.require_sessions().get(req.session_id)
     language = service.registry.get(req.language).name
     if language != session.language:

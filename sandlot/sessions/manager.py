@@ -2,7 +2,10 @@
 notebooks (`/run_jupyter`). One asyncio task ends sessions that are idle, past their lifetime
 or out of CPU time; a server-wide cap (and optionally one per client) bounds how many live.
 
-A session id is a capability: 128 random bits, never listed to another client.
+A session id is a capability: 128 random bits, never listed to another client. It starts with
+the index of the server process (worker) that holds the session and a tag of that process's
+life, `<worker>-<life>-<bits>`, so that any worker can tell where it lives (`owner_of`), and a
+restarted worker that its session died with its predecessor.
 """
 
 from __future__ import annotations
@@ -36,9 +39,17 @@ MIN_MEMORY_MB = 128  # a kernel's own footprint, and some room
 CPU_BACKSTOP = 30.0  # seconds of a process's CPU rlimit beyond the session's CPU time
 
 
+def owner_of(session_id: str) -> int | None:
+    """The worker a session id names, if it names one."""
+    worker = session_id.split("-", 1)[0]
+    return int(worker) if worker.isdigit() and len(worker) < 6 else None
+
+
 class SessionManager:
-    def __init__(self, config: Config, jail: Jail, registry: Registry) -> None:
+    def __init__(self, config: Config, jail: Jail, registry: Registry, worker: int = 0) -> None:
         self.config = config
+        self.worker = worker
+        self.prefix = f"{worker}-{secrets.token_hex(4)}-"  # this process's life: see above
         self.jail = jail
         self.registry = registry
         self.sessions: dict[str, Session] = {}
@@ -62,7 +73,7 @@ class SessionManager:
             self.jail,
             LiveConfig(
                 uid_base=cfg.session_uid_base,
-                count=cfg.session_max + cfg.session_pool + 2 * cfg.slots,
+                count=cfg.live_uids(),
                 disk=cfg.session_disk_bytes,
                 python=self._python,
             ),
@@ -96,14 +107,16 @@ class SessionManager:
         lifetime: float | None = None,
         memory_mb: int | None = None,
         files: dict[str, bytes] | None = None,
+        elsewhere: int = 0,
     ) -> Session:
+        """`elsewhere`: the owner's sessions in other workers, which its cap counts too."""
         name = self.registry.get(language).name
         if name not in LANGUAGES:
             raise InvalidRequest(
                 f"a session runs {' or '.join(LANGUAGES)}, not {language!r}; use /run_code"
             )
         limits = self._limits(idle_timeout, lifetime, memory_mb)
-        self._admit(owner)  # before any await: the count and the check are one step
+        self._admit(owner, elsewhere)  # before any await: the count and the check are one step
         self._creating += 1
         try:
             session = await self.pool.take() if name == "python" else None
@@ -112,7 +125,7 @@ class SessionManager:
             await self._prepare(session, limits, files or {})
         finally:
             self._creating -= 1
-        session.id = secrets.token_hex(16)
+        session.id = self.prefix + secrets.token_hex(16)
         session.owner = owner
         self.sessions[session.id] = session
         return session
@@ -127,6 +140,10 @@ class SessionManager:
         reason = self._ended.get(session_id)
         if reason is not None:
             raise SessionEnded(f"session {session_id} has ended: {reason}")
+        if owner_of(session_id) == self.worker and not session_id.startswith(self.prefix):
+            raise SessionEnded(
+                f"session {session_id} has ended: the server process that held it stopped"
+            )
         raise _NotFound(f"no session {session_id!r}: POST /sessions creates one")
 
     def list(self, owner: str) -> list[Session]:
@@ -156,11 +173,14 @@ class SessionManager:
         while len(self._ended) > TOMBSTONES:
             self._ended.popitem(last=False)
 
-    def _admit(self, owner: str) -> None:
+    def full(self) -> bool:
+        """Whether this process holds its maximum of sessions (its share of the server's)."""
+        return len(self.sessions) + self._creating >= self.config.session_max
+
+    def _admit(self, owner: str, elsewhere: int) -> None:
         cfg = self.config
-        live = len(self.sessions) + self._creating
-        mine = sum(s.owner == owner for s in self.sessions.values())
-        if live >= cfg.session_max:
+        mine = sum(s.owner == owner for s in self.sessions.values()) + elsewhere
+        if self.full():
             raise TooManySessions(
                 f"this server holds its maximum of {cfg.session_max} live sessions; "
                 "end one (DELETE /sessions/{id}) or retry later", self._retry_after()

@@ -1,0 +1,153 @@
+"""Sessions on a server of two worker processes (`--workers 2`): each worker holds its share of
+the sessions and of the live-box uids, and a session is reachable from any connection, whichever
+worker the kernel hands it to (the others forward to its owner)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.conftest import SESSION_UID_BASE, Server, running_server
+from tests.test_lifecycle import until, worker_pids
+
+pytestmark = pytest.mark.root
+TIMEOUT = 120  # seconds: a request that hangs fails the test instead
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    # Two sessions a worker: four creates fill both, wherever their connections land.
+    env = {"SANDLOT_SESSION_MAX": "4"}
+    with running_server("--slots", "2", "--workers", "2", env=env) as srv:
+        yield srv
+
+
+def fresh(srv: Server, method: str, path: str, **kwargs) -> httpx.Response:
+    """A request on a new connection: the kernel may give it to either worker."""
+    return httpx.request(method, srv.url + path, timeout=TIMEOUT, **kwargs)
+
+
+def create(srv: Server, language: str = "python") -> str:
+    r = fresh(srv, "POST", "/sessions", json={"language": language})
+    assert r.status_code == 200, r.text
+    return r.json()["id"]
+
+
+def execute(srv: Server, sid: str, code: str) -> dict:
+    r = fresh(srv, "POST", f"/sessions/{sid}/execute", json={"code": code})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@pytest.fixture
+def four(server: Server) -> Iterator[list[str]]:
+    sids = [create(server) for _ in range(4)]
+    yield sids
+    for sid in sids:
+        fresh(server, "DELETE", f"/sessions/{sid}")
+
+
+def test_sessions_made_on_many_connections_work_from_any(server, four) -> None:
+    assert sorted(sid[0] for sid in four) == ["0", "0", "1", "1"]  # both workers hold two
+    full = fresh(server, "POST", "/sessions", json={"language": "python"})
+    assert full.status_code == 429  # the server's four, not a worker's two
+    for n, sid in enumerate(four):
+        assert execute(server, sid, f"x = {n}")["status"] == "ok"
+    for _ in range(3):  # every session, from new connections: its own state
+        for n, sid in enumerate(four):
+            assert execute(server, sid, "x")["outputs"][0]["data"]["text/plain"] == str(n)
+    listed = [fresh(server, "GET", "/sessions").json() for _ in range(6)]
+    assert all(sorted(i["id"] for i in got) == sorted(four) for got in listed)
+    for sid in four:
+        assert fresh(server, "GET", f"/sessions/{sid}").json()["id"] == sid
+        body = {"code": "print(x + 1)", "language": "python", "session_id": sid}
+        assert fresh(server, "POST", "/run_code", json=body).json()["run_result"]["stdout"] != ""
+        put = fresh(server, "PUT", f"/sessions/{sid}/files/a.txt", content=sid.encode())
+        assert put.status_code == 200
+        assert fresh(server, "GET", f"/sessions/{sid}/files/a.txt").content == sid.encode()
+
+
+def test_streamed_lines_of_another_workers_session_come_through(server, four) -> None:
+    code = "for i in range(3): print(i, flush=True)"
+    for sid in four:
+        body = {"code": code, "stream": True}
+        with httpx.stream("POST", f"{server.url}/sessions/{sid}/execute", json=body,
+                          timeout=TIMEOUT) as r:  # fmt: skip
+            assert r.headers["content-type"].startswith("application/x-ndjson")
+            events = [json.loads(line) for line in r.iter_lines() if line]
+        assert "".join(e.get("text", "") for e in events if e["type"] == "stdout") == "0\n1\n2\n"
+        assert events[-1]["type"] == "end" and events[-1]["session_id"] == sid
+
+
+def test_attack_sessions_in_two_workers_never_share_a_uid(server, four) -> None:
+    """Each session learns its uid; one looks for the other's processes and signals every
+    process its uid may (kill -1); the other goes on untouched."""
+    a = next(s for s in four if s.startswith("0-"))
+    b = next(s for s in four if s.startswith("1-"))
+    uid = "import os\nos.getuid()"
+    ua, ub = (int(execute(server, s, uid)["outputs"][0]["data"]["text/plain"]) for s in (a, b))
+    # Each worker's range (2 sessions + 2 notebooks a worker here), one after the other.
+    assert ua in range(SESSION_UID_BASE, SESSION_UID_BASE + 4)
+    assert ub in range(SESSION_UID_BASE + 4, SESSION_UID_BASE + 8)
+    ps = subprocess.run(["ps", "-eo", "uid="], capture_output=True, text=True).stdout.split()
+    assert str(ua) in ps and str(ub) in ps  # each box runs as its own uid on the host too
+    execute(server, b, "open('secret', 'w').write('b only')\nimport subprocess\n"
+                       "p = subprocess.Popen(['sleep', '300'])")  # fmt: skip
+    look = (
+        f"import os\nprint(sum(os.stat('/proc/' + p).st_uid == {ub} for p in os.listdir('/proc')"
+        " if p.isdigit()))"
+    )
+    assert execute(server, a, look)["stdout"] == "0\n"  # no process of b's uid is visible
+    # kill -1: every process a's uid may signal, its own kernel among them (a ends with it).
+    kill = "import subprocess\nsubprocess.run(['kill', '-9', '-1'])"
+    fresh(server, "POST", f"/sessions/{a}/execute", json={"code": kill})
+    after = execute(server, b, "p.poll(), open('secret').read()")
+    assert after["outputs"][0]["data"]["text/plain"] == "(None, 'b only')"
+
+
+def test_a_forged_client_address_is_not_believed(server, four) -> None:
+    """Only a worker (holding the server's secret) may say for which client it asks."""
+    headers = {"x-sandlot-client": "203.0.113.9", "x-sandlot-peer": "guess"}
+    got = fresh(server, "GET", "/sessions", headers=headers).json()
+    assert sorted(i["id"] for i in got) == sorted(four)  # still ours: the header was ignored
+
+
+def test_a_killed_worker_ends_its_sessions_with_410(server) -> None:
+    keep = [create(server) for _ in range(4)]
+    mine = {sid[0]: sid for sid in keep}
+    pids = worker_pids(server)
+    busy: list[object] = []
+
+    def stream() -> None:  # an execution of the session that is killed with its worker
+        body = {"code": "import time\ntime.sleep(600)", "stream": True}
+        try:
+            with httpx.stream("POST", f"{server.url}/sessions/{mine['1']}/execute", json=body,
+                              timeout=TIMEOUT) as r:  # fmt: skip
+                busy.append(list(r.iter_lines()))
+        except httpx.HTTPError as exc:
+            busy.append(exc)
+
+    t = threading.Thread(target=stream)
+    t.start()
+    until(lambda: fresh(server, "GET", f"/sessions/{mine['1']}").json().get("status") == "busy",
+          "the execution started")  # fmt: skip
+    subprocess.run(["kill", "-9", str(pids[1])], check=True)
+    t.join(TIMEOUT)
+    assert not t.is_alive() and busy  # the stream ended, it did not hang
+    for _ in range(6):  # from either worker, dying or restarted: gone, and why
+        r = fresh(server, "GET", f"/sessions/{mine['1']}")
+        assert r.status_code == 410, r.text
+        assert "server process that held it" in r.json()["detail"]
+    until(lambda: worker_pids(server, 10).get(1) not in (None, pids[1]), "worker 1 restarted")
+    assert execute(server, mine["0"], "1 + 1")["outputs"][0]["data"]["text/plain"] == "2"
+    for sid in keep:
+        fresh(server, "DELETE", f"/sessions/{sid}")
+    again = [create(server) for _ in range(2)]  # the restarted worker makes sessions again
+    assert all(execute(server, sid, "2 + 2")["status"] == "ok" for sid in again)
+    for sid in again:
+        fresh(server, "DELETE", f"/sessions/{sid}")

@@ -4,6 +4,7 @@ worker the kernel hands it to (the others forward to its owner)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import threading
@@ -44,6 +45,17 @@ def execute(srv: Server, sid: str, code: str) -> dict:
     return r.json()
 
 
+@contextlib.contextmanager
+def on_worker(srv: Server, index: int) -> Iterator[httpx.Client]:
+    """A keep-alive connection the kernel gave to worker `index` (it stays there)."""
+    for _ in range(200):
+        with httpx.Client(base_url=srv.url, timeout=TIMEOUT) as c:
+            if c.get("/health").json()["worker"]["index"] == index:
+                yield c
+                return
+    raise AssertionError(f"no connection reached worker {index}")
+
+
 @pytest.fixture
 def four(server: Server) -> Iterator[list[str]]:
     sids = [create(server) for _ in range(4)]
@@ -61,6 +73,12 @@ def test_sessions_made_on_many_connections_work_from_any(server, four) -> None:
     for _ in range(3):  # every session, from new connections: its own state
         for n, sid in enumerate(four):
             assert execute(server, sid, "x")["outputs"][0]["data"]["text/plain"] == str(n)
+    for index in (0, 1):  # and from a connection of each worker, so half of them forwarded
+        with on_worker(server, index) as c:
+            for n, sid in enumerate(four):
+                r = c.post(f"/sessions/{sid}/execute", json={"code": "x"})
+                assert r.json()["outputs"][0]["data"]["text/plain"] == str(n)
+                assert [i["id"] for i in c.get("/sessions").json()].count(sid) == 1
     listed = [fresh(server, "GET", "/sessions").json() for _ in range(6)]
     assert all(sorted(i["id"] for i in got) == sorted(four) for got in listed)
     for sid in four:
@@ -72,16 +90,30 @@ def test_sessions_made_on_many_connections_work_from_any(server, four) -> None:
         assert fresh(server, "GET", f"/sessions/{sid}/files/a.txt").content == sid.encode()
 
 
-def test_streamed_lines_of_another_workers_session_come_through(server, four) -> None:
-    code = "for i in range(3): print(i, flush=True)"
-    for sid in four:
-        body = {"code": code, "stream": True}
-        with httpx.stream("POST", f"{server.url}/sessions/{sid}/execute", json=body,
-                          timeout=TIMEOUT) as r:  # fmt: skip
+@pytest.mark.parametrize("via", [0, 1])
+def test_lines_of_another_workers_session_stream_through(server, four, via) -> None:
+    """Each line is relayed as it comes: the second waits for a file written after the first
+    arrived. A client that goes away mid-stream interrupts the execution in the owner."""
+    sid = next(s for s in four if not s.startswith(f"{via}-"))
+    code = (
+        "import os, time\nprint('first', flush=True)\n"
+        "while not os.path.exists('go'): time.sleep(0.02)\nprint('second')"
+    )
+    with on_worker(server, via) as c:
+        with c.stream("POST", f"/sessions/{sid}/execute", json={"code": code, "stream": True}) as r:
             assert r.headers["content-type"].startswith("application/x-ndjson")
-            events = [json.loads(line) for line in r.iter_lines() if line]
-        assert "".join(e.get("text", "") for e in events if e["type"] == "stdout") == "0\n1\n2\n"
+            lines = r.iter_lines()
+            assert json.loads(next(lines)) == {"type": "stdout", "text": "first\n"}
+            fresh(server, "PUT", f"/sessions/{sid}/files/go", content=b"")
+            events = [json.loads(line) for line in lines if line]
+        assert events[0] == {"type": "stdout", "text": "second\n"}
         assert events[-1]["type"] == "end" and events[-1]["session_id"] == sid
+        forever = "import time\nwhile True:\n    print('tick', flush=True)\n    time.sleep(0.05)"
+        body = {"code": forever, "stream": True}
+        with c.stream("POST", f"/sessions/{sid}/execute", json=body) as r:
+            next(r.iter_lines())
+    until(lambda: fresh(server, "GET", f"/sessions/{sid}").json()["status"] == "idle",
+          "the abandoned execution was interrupted")  # fmt: skip
 
 
 def test_attack_sessions_in_two_workers_never_share_a_uid(server, four) -> None:

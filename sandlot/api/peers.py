@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,6 +70,7 @@ class Peers:
 
     def client(self, worker: int) -> httpx.AsyncClient:
         if worker not in self._clients:
+            logging.getLogger("httpx").setLevel(logging.WARNING)  # the access log has each one
             transport = httpx.AsyncHTTPTransport(uds=str(self.socket(worker)))
             timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)  # an execution may take long
             self._clients[worker] = httpx.AsyncClient(transport=transport, timeout=timeout)

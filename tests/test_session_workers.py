@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import stat
 import subprocess
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -79,6 +81,8 @@ def test_sessions_made_on_many_connections_work_from_any(server, four) -> None:
                 r = c.post(f"/sessions/{sid}/execute", json={"code": "x"})
                 assert r.json()["outputs"][0]["data"]["text/plain"] == str(n)
                 assert [i["id"] for i in c.get("/sessions").json()].count(sid) == 1
+                body = {"code": "print(x)", "language": "python", "session_id": sid}
+                assert c.post("/run_code", json=body).json()["run_result"]["stdout"] == f"{n}\n"
     listed = [fresh(server, "GET", "/sessions").json() for _ in range(6)]
     assert all(sorted(i["id"] for i in got) == sorted(four) for got in listed)
     for sid in four:
@@ -143,7 +147,12 @@ def test_attack_sessions_in_two_workers_never_share_a_uid(server, four) -> None:
 
 
 def test_a_forged_client_address_is_not_believed(server, four) -> None:
-    """Only a worker (holding the server's secret) may say for which client it asks."""
+    """Only a worker (holding the server's secret) may say for which client it asks; and only
+    root reaches the workers' sockets."""
+    peers = Path(server.state_dir) / f"{server.proc.pid}-peers"
+    info = peers.stat()
+    assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (0, 0o700)
+    assert sorted(p.name for p in peers.iterdir()) == ["0.sock", "1.sock"]
     headers = {"x-sandlot-client": "203.0.113.9", "x-sandlot-peer": "guess"}
     got = fresh(server, "GET", "/sessions", headers=headers).json()
     assert sorted(i["id"] for i in got) == sorted(four)  # still ours: the header was ignored
@@ -176,6 +185,9 @@ def test_a_killed_worker_ends_its_sessions_with_410(server) -> None:
         assert r.status_code == 410, r.text
         assert "server process that held it" in r.json()["detail"]
     until(lambda: worker_pids(server, 10).get(1) not in (None, pids[1]), "worker 1 restarted")
+    with on_worker(server, 1) as c:  # the new worker 1 knows its predecessor's ids are gone
+        r = c.get(f"/sessions/{mine['1']}")
+        assert r.status_code == 410 and "server process that held it" in r.json()["detail"]
     assert execute(server, mine["0"], "1 + 1")["outputs"][0]["data"]["text/plain"] == "2"
     for sid in keep:
         fresh(server, "DELETE", f"/sessions/{sid}")
@@ -183,3 +195,19 @@ def test_a_killed_worker_ends_its_sessions_with_410(server) -> None:
     assert all(execute(server, sid, "2 + 2")["status"] == "ok" for sid in again)
     for sid in again:
         fresh(server, "DELETE", f"/sessions/{sid}")
+
+
+def test_the_per_client_cap_counts_every_workers_sessions() -> None:
+    env = {"SANDLOT_SESSION_MAX": "4", "SANDLOT_SESSION_PER_CLIENT": "2"}
+    with running_server("--slots", "2", "--workers", "2", env=env) as srv:
+        sids = []
+        for index in (0, 1):  # one in each worker
+            with on_worker(srv, index) as c:
+                sids.append(c.post("/sessions", json={"language": "bash"}).json()["id"])
+        assert sorted(sid[0] for sid in sids) == ["0", "1"]
+        for index in (0, 1):
+            with on_worker(srv, index) as c:
+                r = c.post("/sessions", json={"language": "bash"})
+                assert r.status_code == 429 and "this client" in r.json()["detail"]
+        for sid in sids:
+            fresh(srv, "DELETE", f"/sessions/{sid}")

@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sandlot import telemetry
 from sandlot.api.errors import error_response
-from sandlot.errors import SessionEnded
+from sandlot.errors import SessionEnded, TooManySessions
 from sandlot.sessions.manager import owner_of
 
 SECRET = "x-sandlot-peer"  # the server's secret: the request came from a worker
@@ -222,7 +222,7 @@ async def elsewhere(request: Request, body: bytes) -> Response | None:
     for worker in peers.others() if peers is not None else []:
         built = peers.build(worker, request.scope, client_of(request), body)
         answer = await peers.ask(worker, built)
-        if answer is not None and answer.status_code != 429:
+        if answer is not None and answer.status_code != TooManySessions.status_code:
             kept = [(k, v) for k, v in answer.headers.items() if k.lower() not in {
                 "content-length", "transfer-encoding", "connection", "x-request-id"}]  # fmt: skip
             return Response(answer.content, answer.status_code, headers=dict(kept))

@@ -121,14 +121,16 @@ async def run_jupyter(req: RunJupyterRequest, service: ServiceDep) -> RunJupyter
 
 
 @router.post("/sessions", response_model=SessionInfo, responses=responses(400, 429, 503))
-async def create(req: SessionCreate, request: Request, service: ServiceDep) -> SessionInfo:
+async def create(
+    req: SessionCreate, request: Request, service: ServiceDep
+) -> SessionInfo | Response:
     """A session: a box that keeps its kernel (or shell), files and processes. In the worker
     that got the request, or if its share of the sessions is taken, in another with room."""
     manager = service.require_sessions()
     if manager.full():
         answer = await peers.elsewhere(request, await request.body())
         if answer is not None:
-            return answer  # type: ignore[return-value]
+            return answer
     mine_elsewhere = 0
     if service.config.session_per_client:  # the cap counts the client's sessions in every worker
         mine_elsewhere = sum(map(len, await peers.gather(request, "/sessions")))

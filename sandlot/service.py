@@ -104,7 +104,7 @@ class Service:
             return
         try:
             self.sessions = await SessionManager(
-                self.config, self.jail, self.registry, self.worker
+                self.config, self.jail, self.registry, self.worker, self.workers
             ).start()
         except JailUnavailable as exc:
             self.sessions_problem = str(exc)

@@ -70,6 +70,9 @@ def test_sessions_made_on_many_connections_work_from_any(server, four) -> None:
     assert sorted(sid[0] for sid in four) == ["0", "0", "1", "1"]  # both workers hold two
     full = fresh(server, "POST", "/sessions", json={"language": "python"})
     assert full.status_code == 429  # the server's four, not a worker's two
+    assert (
+        "this server holds its maximum (each of its 2 workers its share)" in full.json()["detail"]
+    )
     for n, sid in enumerate(four):
         assert execute(server, sid, f"x = {n}")["status"] == "ok"
     for _ in range(3):  # every session, from new connections: its own state
@@ -156,6 +159,9 @@ def test_a_forged_client_address_is_not_believed(server, four) -> None:
     headers = {"x-sandlot-client": "203.0.113.9", "x-sandlot-peer": "guess"}
     got = fresh(server, "GET", "/sessions", headers=headers).json()
     assert sorted(i["id"] for i in got) == sorted(four)  # still ours: the header was ignored
+    made_up = ["01-" + four[0][2:], "7-" + four[0][2:], four[0].upper(), "1-" + "0" * 32]
+    for sid in made_up:  # not an id a worker gives out: unknown, wherever it lands
+        assert fresh(server, "GET", f"/sessions/{sid}").status_code == 404
 
 
 def test_a_killed_worker_ends_its_sessions_with_410(server) -> None:

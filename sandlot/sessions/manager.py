@@ -15,6 +15,7 @@ import contextlib
 import logging
 import math
 import os
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -36,19 +37,23 @@ LANGUAGES = ("python", "bash")  # language rows a session can be
 REAP_INTERVAL = 1.0
 TOMBSTONES = 4096  # ended sessions remembered, to say why they ended
 MIN_MEMORY_MB = 128  # a kernel's own footprint, and some room
+SESSION_ID = re.compile(r"(0|[1-9][0-9]{0,4})-[0-9a-f]{8}-[0-9a-f]{32}")  # see the docstring
 CPU_BACKSTOP = 30.0  # seconds of a process's CPU rlimit beyond the session's CPU time
 
 
 def owner_of(session_id: str) -> int | None:
-    """The worker a session id names, if it names one."""
-    worker = session_id.split("-", 1)[0]
-    return int(worker) if worker.isdigit() and len(worker) < 6 else None
+    """The worker a session id names, if it is one's (else no worker has it)."""
+    match = SESSION_ID.fullmatch(session_id)
+    return int(match[1]) if match else None
 
 
 class SessionManager:
-    def __init__(self, config: Config, jail: Jail, registry: Registry, worker: int = 0) -> None:
+    def __init__(
+        self, config: Config, jail: Jail, registry: Registry, worker: int = 0, workers: int = 1
+    ) -> None:
+        """`worker` of `workers`: which server process this is; its config holds its share."""
         self.config = config
-        self.worker = worker
+        self.worker, self.workers = worker, workers
         self.prefix = f"{worker}-{secrets.token_hex(4)}-"  # this process's life: see above
         self.jail = jail
         self.registry = registry
@@ -181,8 +186,10 @@ class SessionManager:
         cfg = self.config
         mine = sum(s.owner == owner for s in self.sessions.values()) + elsewhere
         if self.full():
+            held = (f"its maximum of {cfg.session_max}" if self.workers == 1 else
+                    f"its maximum (each of its {self.workers} workers its share)")  # fmt: skip
             raise TooManySessions(
-                f"this server holds its maximum of {cfg.session_max} live sessions; "
+                f"this server holds {held} live sessions; "
                 "end one (DELETE /sessions/{id}) or retry later", self._retry_after()
             )  # fmt: skip
         if cfg.session_per_client and mine >= cfg.session_per_client:

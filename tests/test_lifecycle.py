@@ -208,6 +208,12 @@ def test_workers_stop_cleanly_when_their_supervisor_is_killed(started) -> None:
         (("--slots", "2", "--workers", "3"), {}, "workers=3 must be from 1 to slots=2"),
         (("--slots", "0"), {}, "setting slots must be at least 1"),
         (("--workers", "-1"), {}, "setting workers must be at least 0"),
+        # A worker's live boxes may sit on another worker's slots: the server-wide ranges count.
+        (
+            ("--slots", "4", "--workers", "2"),
+            {"SANDLOT_SESSION_UID_BASE": str(UID_BASE - 70)},
+            "overlap the slots'",
+        ),
     ],
 )
 def test_workers_and_slots_out_of_range_are_refused(args, env, message) -> None:

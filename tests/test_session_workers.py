@@ -73,6 +73,9 @@ def test_sessions_made_on_many_connections_work_from_any(server, four) -> None:
     assert (
         "this server holds its maximum (each of its 2 workers its share)" in full.json()["detail"]
     )
+    for _ in range(4):  # /health tells a worker's own share, and says so
+        status = fresh(server, "GET", "/health").json()["sessions"]
+        assert (status["scope"], status["max"], status["live"]) == ("worker", 2, 2)
     for n, sid in enumerate(four):
         assert execute(server, sid, f"x = {n}")["status"] == "ok"
     for _ in range(3):  # every session, from new connections: its own state

@@ -249,6 +249,7 @@ def test_health_reports_sessions(client, session):
     status = client.get("/health").json()["sessions"]
     assert status["available"] and status["problem"] is None
     assert status["live"] >= 1 and status["max"] == 64 and status["pool_size"] == 2
+    assert status["scope"] == "server"  # one worker: its counts are the server's
 
 
 def test_unknown_session_is_404(client):

@@ -6,7 +6,9 @@ sandlot.api.server`) that inherit the listening socket and accept from it, each 
 share of the slots (its own uids `uid_base + k`, spawners, cgroups and state dir) and the same
 share of the queue. A worker with every slot of its own busy queues a request (or answers 504)
 even while another worker has a free one: the kernel hands connections to whichever worker
-accepts first, and a keep-alive connection stays on its worker. The supervisor restarts a
+accepts first, and a keep-alive connection stays on its worker. Each also holds its share of
+`session_max`, `session_pool` and the live-box uids, and a unix socket on which the others
+forward it the requests of its sessions (`peers.py`). The supervisor restarts a
 worker that dies, and forwards SIGTERM; a worker dies with it (PR_SET_PDEATHSIG).
 
 Stopping (SIGTERM or Ctrl-C), in each worker: `/health` answers 503 at once; the server keeps

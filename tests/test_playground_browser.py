@@ -520,6 +520,8 @@ def test_status_page_shows_health_and_languages_live(page: Page, server) -> None
     for r in rows:
         if r["version"]:
             assert r["version"] in page.tab.text_content(f"tr[data-language='{r['name']}']")
+    page.tab.wait_for_selector("table.metrics")  # the server's /metrics, parsed
+    assert "sandlot_slots" in page.tab.text_content("table.metrics")
     with page.tab.expect_request(lambda r: r.url.endswith("/health")):
         pass  # the page asks again by itself
     page.shot("status")

@@ -50,7 +50,7 @@ async def languages(service: ServiceDep) -> list[dict[str, object]]:
     return service.languages()
 
 
-@router.get("/metrics", include_in_schema=False)
+@router.get("/metrics", response_class=Response, responses={200: {"content": {"text/plain": {}}}})
 async def metrics() -> Response:
     """Prometheus' text format, summed over every server process (see sandlot/telemetry.py)."""
     body, media_type = telemetry.exposition()

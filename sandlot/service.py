@@ -32,6 +32,7 @@ class Health:
     worker: int
     workers: int
     pid: int
+    cgroup: dict[str, object]  # version, controllers, swap, memory peak, delegation
 
 
 class Service:
@@ -181,6 +182,7 @@ class Service:
             worker=self.worker,
             workers=self.workers,
             pid=os.getpid(),
+            cgroup=self.jail.cgroup_info if self.jail else {},
         )
 
     def languages(self) -> list[dict[str, object]]:

@@ -33,6 +33,7 @@ async def health(service: ServiceDep) -> JSONResponse:
             "problem": h.problem,
             "mechanism": MECHANISM[service.config.boxes],
             "cgroup_version": h.cgroup_version,
+            "cgroup": h.cgroup,
         },
         "slots": h.slots,
         "busy": h.busy,

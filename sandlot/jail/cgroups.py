@@ -1,18 +1,28 @@
-"""Per-slot cgroups: memory (the memory verdict), pids, and CPU accounting.
+"""Per-slot cgroups: memory (the memory verdict), pids, and CPU accounting, on cgroup v1 or v2.
 
 One slot's spawner process joins its cgroups once at start-up; every run it forks inherits them,
 so no run pays a cgroup migration (research/isolation.md §2.3). The spawner itself stays in the
-group, so limits and readings are taken relative to its own baseline.
+group, so limits and readings are taken relative to its own baseline. For the same reason a
+run's leftovers are killed by pid (its pid namespace, then the spawner's sweep): v2's
+`cgroup.kill` would kill the spawner too. It clears whole trees instead, when a jail closes and
+when the tree of a dead server is swept.
+
+On cgroup v2 the tree sits in a cgroup the server may manage (cgroupfs.delegate). CPU time
+comes from `cpu.stat`, which every v2 cgroup has without the cpu controller.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from sandlot.errors import JailUnavailable
+from sandlot.jail import cgroupfs
+from sandlot.jail.cgroupfs import LEAF, V2_CONTROLLERS, V2_ENABLE, explained, write
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 LIMIT_SLACK = 2 << 20  # a memory limit this close to the one in force is left as it is
@@ -27,29 +37,54 @@ class Reading:
     cpu_ns: int
 
 
-def _mounts() -> list[tuple[str, str, set[str]]]:
-    """(mount point, fs type, super options) of every cgroup mount."""
-    found = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        left, _, right = line.partition(" - ")
-        fstype, _source, superopts = right.split(" ", 2)
-        if fstype in ("cgroup", "cgroup2"):
-            found.append((left.split()[4], fstype, set(superopts.split(","))))
-    return found
+def _active_swap() -> list[str]:
+    lines = Path("/proc/swaps").read_text().splitlines()[1:]
+    return [line.split()[0] for line in lines if line.strip()]
 
 
-def _own_paths() -> dict[str, str]:
-    """This process's cgroup path per v1 controller, and '' for the v2 hierarchy."""
-    paths = {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        for name in controllers.split(",") if controllers else [""]:
-            paths[name] = path
-    return paths
+def _swap_policy(limit_file: Path, how: str) -> str:
+    """How swap is kept within a run's memory limit; fails closed when it cannot be."""
+    if limit_file.exists():
+        return f"limited ({limit_file.name} {how})"
+    active = _active_swap()
+    if active:
+        raise JailUnavailable(
+            f"swap is on ({', '.join(active)}) but {limit_file} is missing, so a run could swap "
+            "past its memory limit: enable swap accounting in the kernel (cgroup v1: boot with "
+            "swapaccount=1; v2: without cgroup.memory=noswap), or turn swap off (swapoff -a)"
+        )
+    return f"none active ({limit_file.name} is missing: restart the server after adding swap)"
 
 
-def _write(path: Path, value: str | int) -> None:
-    path.write_text(str(value))
+def _kill_tree(path: Path, version: int) -> None:
+    """Kill every process left in a cgroup tree (a closed or dead jail's)."""
+    kill = path / "cgroup.kill"
+    if version == 2 and kill.exists():
+        with contextlib.suppress(OSError):
+            write(kill, 1)
+        return
+    for procs in path.glob("**/cgroup.procs"):
+        with contextlib.suppress(OSError):
+            for pid in procs.read_text().split():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(pid), signal.SIGKILL)
+
+
+def _remove_tree(path: Path) -> None:
+    """rmdir a cgroup tree bottom-up, waiting briefly for killed processes to be gone."""
+    deadline = time.monotonic() + 2
+    dirs = [path, *(p for p in path.rglob("*") if p.is_dir())]
+    for child in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
+        while True:
+            try:
+                child.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
 
 class SlotCgroup:
@@ -83,9 +118,6 @@ class SlotCgroup:
         """Tasks charged to the slot, zombies not yet reaped included."""
         raise NotImplementedError
 
-    def remove(self) -> None:
-        raise NotImplementedError
-
 
 def open_slot(version: int, dirs: dict[str, str]) -> SlotCgroup:
     """The cgroups of a slot from where they are (what `SlotCgroup.dirs_by_key` gave)."""
@@ -107,7 +139,7 @@ class CgroupV1(SlotCgroup):
 
     def join(self, pid: int) -> None:
         for d in self.dirs.values():
-            _write(d / "cgroup.procs", pid)
+            write(d / "cgroup.procs", pid)
 
     def set_limits(self, memory: int, pids: int) -> None:
         # Runs of a slot mostly ask for the same limits: a few file writes saved per run.
@@ -125,8 +157,8 @@ class CgroupV1(SlotCgroup):
             else ["memory.limit_in_bytes"]
         )
         for name in files if memory <= current else reversed(files):
-            _write(mem / name, memory)
-        _write(self.dirs["pids"] / "pids.max", pids)
+            write(mem / name, memory)
+        write(self.dirs["pids"] / "pids.max", pids)
 
     def read(self) -> Reading:
         mem = self.dirs["memory"]
@@ -142,7 +174,7 @@ class CgroupV1(SlotCgroup):
         )
 
     def reset_peak(self) -> None:
-        _write(self.dirs["memory"] / "memory.max_usage_in_bytes", 0)
+        write(self.dirs["memory"] / "memory.max_usage_in_bytes", 0)
 
     def peak(self) -> int:
         return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
@@ -153,49 +185,60 @@ class CgroupV1(SlotCgroup):
     def task_count(self) -> int:
         return int((self.dirs["pids"] / "pids.current").read_text())
 
-    def remove(self) -> None:
-        for d in self.dirs.values():
-            _rmdir(d)
-
 
 class CgroupV2(SlotCgroup):
     version = 2
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._peak_base = 0
+        self._peak_fd: int | None = None  # opened where it is used: in the spawner
+        self._peak_resets = False
+        self._limits: tuple[int, int] | None = None
 
     def dirs_by_key(self) -> dict[str, str]:
         return {"": str(self.path)}
 
     def join(self, pid: int) -> None:
-        _write(self.path / "cgroup.procs", pid)
+        write(self.path / "cgroup.procs", pid)
 
     def set_limits(self, memory: int, pids: int) -> None:
-        _write(self.path / "memory.max", memory)
-        if (self.path / "memory.swap.max").exists():
-            _write(self.path / "memory.swap.max", 0)
-        _write(self.path / "pids.max", pids)
+        if self._limits is not None:
+            last_memory, last_pids = self._limits
+            if last_pids == pids and abs(last_memory - memory) < LIMIT_SLACK:
+                return
+        self._limits = (memory, pids)
+        write(self.path / "memory.max", memory)
+        write(self.path / "pids.max", pids)
 
     def read(self) -> Reading:
-        events = dict(
-            line.split() for line in (self.path / "memory.events").read_text().splitlines()
-        )
-        stat = dict(line.split() for line in (self.path / "cpu.stat").read_text().splitlines())
+        events = (self.path / "memory.events").read_text().split()
+        stat = (self.path / "cpu.stat").read_text().split()
         return Reading(
             memory_usage=int((self.path / "memory.current").read_text()),
-            oom_kills=int(events.get("oom_kill", 0)),
-            cpu_ns=int(stat["usage_usec"]) * 1000,
+            oom_kills=int(events[events.index("oom_kill") + 1]) if "oom_kill" in events else 0,
+            cpu_ns=int(stat[stat.index("usage_usec") + 1]) * 1000,
         )
 
+    def _peak_file(self) -> int:
+        # Linux >= 6.12: a write to memory.peak restarts the peak seen through that descriptor.
+        # Before, memory.peak is read-only, the slot's peak since it was made: exact for a run
+        # that set it, an upper bound for any other (README, "Known limits").
+        if self._peak_fd is None:
+            peak = self.path / "memory.peak"
+            try:
+                self._peak_fd = os.open(peak, os.O_RDWR | os.O_CLOEXEC)
+                self._peak_resets = True
+            except PermissionError:
+                self._peak_fd = os.open(peak, os.O_RDONLY | os.O_CLOEXEC)
+        return self._peak_fd
+
     def reset_peak(self) -> None:
-        # memory.peak cannot be reset on older kernels; without it the peak is a high-water mark
-        # of the slot and only an upper bound for this run.
-        self._peak_base = int((self.path / "memory.current").read_text())
+        fd = self._peak_file()
+        if self._peak_resets:
+            os.write(fd, b"reset\n")
 
     def peak(self) -> int:
-        peak_file = self.path / "memory.peak"
-        return int(peak_file.read_text()) if peak_file.exists() else self._peak_base
+        return int(os.pread(self._peak_file(), 64, 0))
 
     def pids(self) -> list[int]:
         return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
@@ -203,13 +246,22 @@ class CgroupV2(SlotCgroup):
     def task_count(self) -> int:
         return int((self.path / "pids.current").read_text())
 
-    def remove(self) -> None:
-        _rmdir(self.path)
+
+def _peak_resets(cgroup: Path) -> bool:
+    try:
+        fd = os.open(cgroup / "memory.peak", os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        os.write(fd, b"reset\n")
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
-def _rmdir(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.rmdir()
+# -- the tree -----------------------------------------------------------------------------------
 
 
 class CgroupTree:
@@ -217,31 +269,35 @@ class CgroupTree:
 
     def __init__(self, instance: str) -> None:
         self.instance = instance
-        mounts = _mounts()
-        own = _own_paths()
+        found = cgroupfs.mounts()
+        own = cgroupfs.own_paths()
         v1 = {}
-        for point, fstype, opts in mounts:
+        for m in found:
             for ctrl in V1_CONTROLLERS:
-                if fstype == "cgroup" and ctrl in opts and ctrl not in v1:
-                    v1[ctrl] = Path(point) / own.get(ctrl, "/").lstrip("/") / f"sandlot-{instance}"
+                if m.fstype == "cgroup" and ctrl in m.options and ctrl not in v1:
+                    v1[ctrl] = cgroupfs.located(m, own.get(ctrl, "/")) / f"sandlot-{instance}"
+        self.delegation = "the server's own cgroup"
+        self.swap = ""
+        self.peak_resets = True
         if all(c in v1 for c in V1_CONTROLLERS):
             self.version = 1
             self.roots: dict[str, Path] = v1
             return
-        for point, fstype, _ in mounts:
-            if fstype != "cgroup2":
-                continue
-            base = Path(point) / own.get("", "/").lstrip("/")
-            controllers = set((Path(point) / "cgroup.controllers").read_text().split())
-            if {"memory", "pids", "cpu"} <= controllers:
-                self.version = 2
-                self.roots = {"": base / f"sandlot-{instance}"}
-                return
-        raise JailUnavailable(
-            "no usable cgroups: need the memory, pids and cpuacct controllers (cgroup v1) or a "
-            "cgroup v2 hierarchy with memory, pids and cpu enabled; mounts seen: "
-            + ", ".join(f"{p} ({t})" for p, t, _ in mounts)
-        )
+        unified = next((m for m in found if m.fstype == "cgroup2"), None)
+        if unified is None:
+            raise JailUnavailable(
+                "no usable cgroups: need the memory, pids and cpuacct controllers of cgroup v1, "
+                "or cgroup v2 with memory and pids; cgroup mounts seen: "
+                + (", ".join(f"{m.point} ({m.fstype})" for m in found) or "none")
+                + " (mount cgroup2 at /sys/fs/cgroup)"
+            )
+        self.version = 2
+        base, self.delegation = cgroupfs.delegate(unified, instance)
+        self.roots = {"": base / f"sandlot-{instance}"}
+
+    @property
+    def controllers(self) -> tuple[str, ...]:
+        return V1_CONTROLLERS if self.version == 1 else V2_CONTROLLERS
 
     def create(self, slot: int) -> SlotCgroup:
         return self.child(f"slot-{slot}")
@@ -250,54 +306,99 @@ class CgroupTree:
         """A child group of the jail's, named (a slot's, or a live box's)."""
         try:
             if self.version == 1:
-                dirs = {}
-                for ctrl, root in self.roots.items():
-                    d = root / name
-                    d.mkdir(parents=True, exist_ok=True)
-                    dirs[ctrl] = d
-                mem_root = self.roots["memory"]
-                if (mem_root / "memory.use_hierarchy").exists():
-                    # The slot's limit must also count what its children use.
-                    with contextlib.suppress(OSError):
-                        _write(mem_root / "memory.use_hierarchy", 1)
-                return CgroupV1(dirs)
+                return self._create_v1(name)
             root = self.roots[""]
-            root.mkdir(parents=True, exist_ok=True)
-            _write(root / "cgroup.subtree_control", "+memory +pids +cpu")
+            new = not root.exists()
+            with explained(root, "create"):
+                root.mkdir(exist_ok=True)
+            if new:
+                control = root / "cgroup.subtree_control"
+                with explained(control, "write"):
+                    write(control, V2_ENABLE)
             d = root / name
-            d.mkdir(exist_ok=True)
+            with explained(d, "create"):
+                d.mkdir(exist_ok=True)
+            if not self.swap:
+                self.swap = _swap_policy(d / "memory.swap.max", "= 0")
+                self.peak_resets = _peak_resets(d)
+            if (d / "memory.swap.max").exists():
+                with explained(d / "memory.swap.max", "write"):
+                    write(d / "memory.swap.max", 0)
             return CgroupV2(d)
         except OSError as exc:
             raise JailUnavailable(f"cannot create the cgroup {name}: {exc}") from exc
 
+    def _create_v1(self, name: str) -> CgroupV1:
+        dirs = {}
+        for ctrl, root in self.roots.items():
+            d = root / name
+            with explained(d, "create"):
+                d.mkdir(parents=True, exist_ok=True)
+            dirs[ctrl] = d
+        mem_root = self.roots["memory"]
+        if (mem_root / "memory.use_hierarchy").exists():
+            # The slot's limit must also count what its children use.
+            with contextlib.suppress(OSError):
+                write(mem_root / "memory.use_hierarchy", 1)
+        if not self.swap:
+            memsw = dirs["memory"] / "memory.memsw.limit_in_bytes"
+            self.swap = _swap_policy(memsw, "= the memory limit")
+        return CgroupV1(dirs)
+
+    def info(self) -> dict[str, object]:
+        """What the jail got, for /health."""
+        peak = (
+            "per run"
+            if self.version == 1 or self.peak_resets
+            else "the slot's peak so far: this kernel cannot reset memory.peak (Linux < 6.12)"
+        )
+        return {
+            "version": self.version,
+            "controllers": list(self.controllers),
+            "cpu_time": "cpuacct.usage" if self.version == 1 else "cpu.stat (usage_usec)",
+            "swap": self.swap,
+            "memory_peak": peak,
+            "delegation": self.delegation,
+            "tree": str(self.roots.get("memory") or self.roots[""]),
+        }
+
     def remove(self) -> None:
         for root in self.roots.values():
             if root.exists():
-                for child in root.iterdir():
-                    if child.is_dir():
-                        _rmdir(child)
-                _rmdir(root)
+                _kill_tree(root, self.version)
+                with contextlib.suppress(OSError):
+                    _remove_tree(root)
 
 
 def remove_stale(alive: set[str] | None = None) -> list[str]:
-    """Remove cgroups left by jail instances whose server is gone; returns what was removed."""
+    """Remove cgroups left by jail instances whose server is gone; returns what was removed.
+
+    Processes still in such a tree (a box that outlived everything) are killed first."""
     removed = []
-    own = _own_paths()
-    for point, fstype, opts in _mounts():
-        key = "" if fstype == "cgroup2" else next((c for c in V1_CONTROLLERS if c in opts), None)
-        if key is None:
+    own = cgroupfs.own_paths()
+    for m in cgroupfs.mounts():
+        if m.fstype == "cgroup2":
+            key: str | None = ""
+        else:
+            key = next((c for c in V1_CONTROLLERS if c in m.options), None)
+        if key is None or key not in own:
             continue
-        parent = Path(point) / own.get(key, "/").lstrip("/")
+        try:
+            parent = cgroupfs.located(m, own[key])
+        except JailUnavailable:
+            continue
+        if m.fstype == "cgroup2" and parent.name == LEAF:
+            parent = parent.parent  # the jail's trees sit beside the leaf the server is in
         for d in parent.glob("sandlot-*"):
             instance = d.name.removeprefix("sandlot-")
             pid = instance.split("-", 1)[0]
+            if not d.is_dir() or d.suffix == ".scope":
+                continue  # systemd's scope of a server: systemd removes it when it empties
             if (alive and instance in alive) or (pid.isdigit() and os.path.exists(f"/proc/{pid}")):
                 continue
+            _kill_tree(d, 2 if m.fstype == "cgroup2" else 1)
             try:
-                for child in d.iterdir():
-                    if child.is_dir():
-                        child.rmdir()
-                d.rmdir()
+                _remove_tree(d)
                 removed.append(str(d))
             except OSError:
                 pass

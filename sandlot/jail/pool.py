@@ -152,6 +152,7 @@ class Jail:
         self.slots: list[_Slot] = []
         self.cgroups: CgroupTree | None = None
         self.cgroup_version = 0
+        self.cgroup_info: dict[str, object] = {}  # what the cgroup layer got, for /health
         self.state = Path(self.config.state_dir) / self.instance
         self._mounts: list[Path] = []
 
@@ -232,6 +233,7 @@ class Jail:
             )
             slot.start()
             self.slots.append(slot)
+        self.cgroup_info = self.cgroups.info()
         self._probe()
 
     def _probe(self) -> None:

@@ -1,0 +1,103 @@
+"""The cgroup layer on this host (cgroup v1), and its v2 refusals that can be shown here.
+
+The v2 path itself runs in tests/vm/ (a Debian 12 VM with systemd and cgroup v2).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from sandlot.errors import JailUnavailable
+from sandlot.jail import cgroupfs, cgroups
+
+
+def test_health_names_the_cgroups_in_use(client):
+    cg = client.get("/health").json()["isolation"]["cgroup"]
+    assert cg["version"] in (1, 2)
+    if cg["version"] == 1:
+        assert cg["controllers"] == ["memory", "pids", "cpuacct"]
+        assert cg["memory_peak"] == "per run"
+    else:
+        assert cg["controllers"] == ["memory", "pids"]
+    assert cg["swap"].startswith(("limited", "none active")), cg
+    assert cg["tree"].startswith("/sys/fs/cgroup/") and "/sandlot-" in cg["tree"]
+
+
+def _unified_without_memory() -> cgroupfs.Mount | None:
+    for m in cgroupfs.mounts():
+        if m.fstype == "cgroup2" and "memory" not in (m.point / "cgroup.controllers").read_text():
+            return m
+    return None
+
+
+@pytest.mark.skipif(_unified_without_memory() is None, reason="needs a v2 mount without memory")
+def test_v2_without_controllers_names_the_file_and_a_fix():
+    """A hybrid host's cgroup2 mount offers no memory controller: the refusal says where it
+    looked and what to do, and nothing is changed."""
+    mount = _unified_without_memory()
+    assert mount is not None
+    own = cgroupfs.located(mount, cgroupfs.own_paths()[""])
+    before = sorted(p.name for p in own.iterdir())
+    with pytest.raises(JailUnavailable) as err:
+        cgroupfs.delegate(mount, "test-0")
+    message = str(err.value)
+    assert f"{own}/cgroup.controllers lists" in message
+    assert "memory and pids controllers of cgroup v2 are not available" in message
+    assert "subtree_control" in message or "cgroup_disable" in message
+    assert sorted(p.name for p in own.iterdir()) == before
+
+
+def test_swap_without_a_limit_fails_closed(tmp_path, monkeypatch):
+    """v1 without memsw (or v2 without memory.swap.max) while swap is on: no code runs. (Swap is
+    not turned on for real on a shared test machine.)"""
+    missing = tmp_path / "memory.memsw.limit_in_bytes"
+    monkeypatch.setattr(cgroups, "_active_swap", lambda: ["/swapfile"])
+    with pytest.raises(JailUnavailable, match=r"swap is on .*/swapfile.* swapaccount=1"):
+        cgroups._swap_policy(missing, "= the memory limit")
+    monkeypatch.setattr(cgroups, "_active_swap", list)
+    assert cgroups._swap_policy(missing, "= the memory limit").startswith("none active")
+    missing.write_text("0")
+    assert cgroups._swap_policy(missing, "= 0") == "limited (memory.memsw.limit_in_bytes = 0)"
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+def test_stale_tree_of_a_dead_server_is_swept_with_its_processes():
+    """A tree left by a server that died, with a process still in it: killed and removed."""
+    tree = cgroups.CgroupTree(f"{_dead_pid()}-5ca1ed")
+    slot = tree.create(0)
+    sleeper = subprocess.Popen(["sleep", "300"])
+    try:
+        slot.join(sleeper.pid)
+        removed = cgroups.remove_stale()
+        assert set(map(str, tree.roots.values())) <= set(removed)
+        assert sleeper.wait(5) == -9
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        tree.remove()
+    assert not any(root.exists() for root in tree.roots.values())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+def test_tree_removal_kills_what_is_left_in_it():
+    tree = cgroups.CgroupTree(f"{os.getpid()}-0dd")
+    slot = tree.create(0)
+    sleeper = subprocess.Popen(["sleep", "300"])
+    try:
+        slot.join(sleeper.pid)
+        tree.remove()
+        assert sleeper.wait(5) == -9, "a process in the tree outlived its removal"
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert not any(Path(root).exists() for root in tree.roots.values())

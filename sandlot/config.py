@@ -182,6 +182,7 @@ SETTINGS: tuple[Setting, ...] = (
         "session_cpu_seconds", 3600.0, "CPU seconds a session may use over its life", **POSITIVE
     ),
     Setting("session_disk_bytes", 256 * MiB, "size of a session's work dir (tmpfs)", ge=MiB),
+    Setting("languages", "", "languages `sandlot setup` installs, comma-separated (empty: all)"),
 )
 # Variables read from the environment that are not settings of the server: the config file
 # itself, and what the client and the coder route read where no config file is at hand.
@@ -257,6 +258,7 @@ class Config:
     max_session_lifetime: float
     session_cpu_seconds: float
     session_disk_bytes: int
+    languages: str
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> Config:

@@ -11,10 +11,13 @@ own dependencies are known to work.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import errno
 import hashlib
 import os
 import re
+import selectors
 import shutil
 import stat
 import subprocess
@@ -115,6 +118,21 @@ NODE_FILES = {"jest.config.js": JEST_CONFIG, "jest-report.js": JEST_REPORTER}
 STAMP = ".sandlot-stamp"
 CHECK_UID = 65534  # nobody: proves a runtime works for a uid that owns none of it
 PATH = "/usr/bin:/bin"
+HEARTBEAT = 30.0  # seconds of a long command between two progress lines
+APT_LISTS = Path("/var/lib/apt/lists")
+APT_LISTS_MAX_AGE = 24 * 3600.0  # older package lists are refreshed before an install
+# Wait for another apt to finish rather than fail; plain output, no pseudo-terminal.
+APT_INSTALL = ["apt-get", "install", "-y", "--no-install-recommends", "-o", "Dpkg::Use-Pty=0",
+               "-o", "DPkg::Lock::Timeout=300"]  # fmt: skip
+# Rounds of their own, before the rest: the certificate store that HTTPS downloads need, then,
+# when a JDK is wanted, the Java keystore made from it (its set-up runs a JVM; in one
+# transaction with the JDK it is where a fresh system fails).
+APT_FIRST = ("ca-certificates",)
+APT_BEFORE_JDK = ("ca-certificates-java",)
+# apt's output when its package lists are older than the mirror, and when dpkg left packages
+# unconfigured (on a fresh system, typically ca-certificates-java configured with a JDK).
+APT_STALE = re.compile(r"404\s+Not Found|Unable to locate package|has no installation candidate")
+APT_DPKG_FAILED = re.compile(r"dpkg: error processing|returned an error code|dpkg --configure -a")
 
 
 class SetupError(SandlotError):
@@ -143,18 +161,74 @@ class Step:
 # --- helpers -----------------------------------------------------------------------------------
 
 
-def run(argv: list[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
-    """Run a command, returning its output; on failure raise with the tail of that output."""
+# Where run() reports the progress of a long command: set per step by run_step.
+_progress: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "progress", default=None
+)
+
+
+def run(
+    argv: list[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    excerpt: Callable[[list[str]], list[str]] | None = None,
+) -> str:
+    """Run a command, returning its output; on failure raise with the part of its output that
+    says why (`excerpt`, by default the last lines). A long command reports progress: every
+    HEARTBEAT seconds, its latest line of output."""
+    # Unbuffered, so that a Python tool's progress (pip's) comes as it goes, not at its end.
+    env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
     try:
-        done = subprocess.run(
-            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True
-        )
+        proc = subprocess.Popen(
+            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
     except OSError as exc:
         raise SetupError(f"cannot run {argv[0]}: {exc}") from exc
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-25:])
-        raise SetupError(f"`{' '.join(argv)}` exited with {done.returncode}:\n{tail}")
-    return done.stdout
+    stdout, lines = _drain(proc, argv, _progress.get())
+    if proc.wait() != 0:
+        shown = (excerpt or tail)(lines) or tail(lines)
+        raise SetupError(f"`{' '.join(argv)}` exited with {proc.returncode}:\n" + "\n".join(shown))
+    return stdout
+
+
+def _drain(
+    proc: subprocess.Popen[bytes], argv: list[str], report: Callable[[str], None] | None
+) -> tuple[str, list[str]]:
+    """Read both pipes to their end: stdout, and the lines of both in the order they came."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd = proc.stdout.fileno()
+    data: dict[int, bytearray] = {out_fd: bytearray(), proc.stderr.fileno(): bytearray()}
+    unsplit = {fd: 0 for fd in data}  # where each stream's unfinished line starts
+    lines: list[str] = []
+    started = last_report = time.monotonic()
+    with selectors.DefaultSelector() as sel:
+        for pipe in (proc.stdout, proc.stderr):
+            sel.register(pipe, selectors.EVENT_READ)
+        while sel.get_map():
+            for key, _ in sel.select(timeout=HEARTBEAT):
+                fd = key.fd
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                data[fd] += chunk
+                end = len(data[fd]) if not chunk else data[fd].rfind(b"\n") + 1
+                if end > unsplit[fd]:
+                    text = data[fd][unsplit[fd] : end].decode(errors="replace")
+                    lines.extend(line.rstrip() for line in text.splitlines() if line.strip())
+                    unsplit[fd] = end
+            now = time.monotonic()
+            if report is not None and now - last_report >= HEARTBEAT:
+                last_report = now
+                latest = f": {lines[-1].strip()[:120]}" if lines else ""
+                what = " ".join([Path(argv[0]).name, *argv[1:3]])
+                report(f"`{what}` still running after {now - started:.0f} s{latest}")
+    return data[out_fd].decode(errors="replace"), lines
+
+
+def tail(lines: list[str]) -> list[str]:
+    return lines[-25:]
 
 
 def as_nobody(argv: list[str]) -> list[str]:
@@ -243,9 +317,82 @@ def ensure_apt(setup: Setup) -> str:
         raise SetupError(f"packages {' '.join(missing)} are missing; run this as root")
     setup.log(f"apt packages: installing {' '.join(missing)} ...")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    run(["apt-get", "update"], env=env)  # a fresh machine has no package lists yet
-    run(["apt-get", "install", "-y", "--no-install-recommends", *missing], env=env)
+    updated = apt_lists_age() > APT_LISTS_MAX_AGE  # a fresh machine has no package lists yet
+    if updated:
+        apt_update(setup, env)
+    for batch in apt_rounds(missing):
+        updated = apt_install(setup, batch, env, updated)
     return f"installed {' '.join(missing)}"
+
+
+def apt_rounds(missing: list[str]) -> list[list[str]]:
+    first = list(APT_FIRST)
+    if any(pkg.startswith("openjdk-") for pkg in missing):
+        first += APT_BEFORE_JDK
+    present = installed_debs(first)
+    rounds = [[pkg] for pkg in first if pkg not in present]
+    rest = [pkg for pkg in missing if pkg not in first]
+    return [*rounds, rest] if rest else rounds
+
+
+def apt_lists_age() -> float:
+    """Seconds since the package lists were last fetched (infinite when there are none)."""
+    lists = list(APT_LISTS.glob("*_Packages*"))
+    return time.time() - max(p.stat().st_mtime for p in lists) if lists else float("inf")
+
+
+def apt_update(setup: Setup, env: Mapping[str, str]) -> None:
+    setup.log("apt packages: apt-get update ...")
+    run(["apt-get", "update", "-o", "DPkg::Lock::Timeout=300"], env=env, excerpt=apt_errors)
+
+
+def apt_install(setup: Setup, batch: list[str], env: Mapping[str, str], updated: bool) -> bool:
+    """Install one batch, retrying once after what a fresh system typically trips on; returns
+    whether the package lists were refreshed."""
+    try:
+        run([*APT_INSTALL, *batch], env=env, excerpt=apt_errors)
+        return updated
+    except SetupError as exc:
+        if APT_STALE.search(str(exc)) and not updated:
+            setup.log("apt packages: the package lists are out of date; apt-get update, retry")
+            apt_update(setup, env)
+            updated = True
+        elif APT_DPKG_FAILED.search(str(exc)):
+            setup.log(f"apt packages: dpkg failed ({first_line(exc)}); dpkg --configure -a, retry")
+            with contextlib.suppress(SetupError):  # the retry below says what is still wrong
+                run(["dpkg", "--configure", "-a"], env=env, excerpt=apt_errors)
+        else:
+            raise
+    run([*APT_INSTALL, *batch], env=env, excerpt=apt_errors)
+    return updated
+
+
+def apt_errors(lines: list[str]) -> list[str]:
+    """What went wrong in apt's output: its E: lines, dpkg's errors, and the output of each
+    package that failed to configure (its maintainer script's own words), not the noise that
+    comes after it."""
+    failed = {
+        m.group(1)
+        for line in lines
+        if (m := re.match(r"dpkg: error processing package (\S+)", line))
+    }
+    keep: list[str] = []
+    current = ""
+    for line in lines:
+        if m := re.match(r"Setting up (\S+?)(:\w+)? \(", line):
+            current = m.group(1)
+        if (
+            (current in failed or current.split(":")[0] in failed)
+            or line.startswith(("E: ", "dpkg: ", "Errors were encountered"))
+            or "returned error exit status" in line
+        ):
+            keep.append(line)
+    return keep[:40]
+
+
+def first_line(exc: Exception) -> str:
+    lines = str(exc).splitlines()
+    return lines[-1].strip() if lines else ""
 
 
 def installed_debs(packages: list[str]) -> set[str]:
@@ -693,16 +840,20 @@ def install(
             line = f"{step.name}: {run_step(step, setup)}"
         log(line)
         done.append(line)
-    for row in setup.rows:  # chosen by name, but no step of ours can install them
-        if row.unavailable and row.missing(runtime_dir):
-            line = f"{row.name}: {row.unavailable}"
-            log(line)
-            done.append(line)
+    # Chosen, but no step of ours can install them: one line, not one per row.
+    absent = [row.name for row in setup.rows if row.unavailable and row.missing(runtime_dir)]
+    if absent:
+        line = f"not installed by setup (`sandlot languages` says why): {', '.join(absent)}"
+        log(line)
+        done.append(line)
     return done
 
 
 def run_step(step: Step, setup: Setup) -> str:
+    token = _progress.set(lambda text: setup.log(f"{step.name}: {text}"))
     try:
         return step.ensure(setup)
     except (SetupError, OSError) as exc:
         raise SetupError(f"step '{step.name}' failed: {exc}") from exc
+    finally:
+        _progress.reset(token)

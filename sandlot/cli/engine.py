@@ -144,7 +144,8 @@ def languages(
 
 def setup(
     languages: Annotated[
-        str | None, typer.Option(help="comma-separated subset (default: all)")
+        str | None,
+        typer.Option(help="comma-separated subset (default: the `languages` setting, or all)"),
     ] = None,
     with_aider: Annotated[
         bool, typer.Option("--with-aider", help="also Aider, in its own venv (for `code`)")
@@ -155,11 +156,12 @@ def setup(
     from sandlot import install
 
     cfg = load_config(config)
-    chosen = [x.strip() for x in languages.split(",")] if languages else None
+    languages = languages or cfg.languages
+    chosen = [x.strip() for x in languages.split(",") if x.strip()] if languages else None
     try:
         install.install(
             chosen, runtime_dir=cfg.runtime_dir,
-            log=lambda line: console.print(line, markup=False, highlight=False),
+            log=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True),
         )  # fmt: skip
         if with_aider:
             from sandlot.coder.install import install_aider

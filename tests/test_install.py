@@ -1,0 +1,97 @@
+"""`sandlot setup`'s flow: which languages, progress on long commands, apt's real error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sandlot import install
+from tests.conftest import ROOT
+
+# What apt printed when ca-certificates-java failed to configure on a fresh Debian 12 (its JVM
+# crashed under emulation), shortened; the real error is in the middle, the noise at the end.
+APT_OUTPUT = """\
+Setting up libpcsclite1:amd64 (1.9.9-2) ...
+Setting up ca-certificates-java (20230710~deb12u1) ...
+# A fatal error has been detected by the Java Runtime Environment:
+#  SIGSEGV (0xb) at pc=0x00007f, pid=4242, tid=4243
+# Problematic frame:
+# J 123 c2 java.lang.String.hashCode()I
+dpkg: error processing package ca-certificates-java (--configure):
+ installed ca-certificates-java package post-installation script subprocess returned error exit \
+status 134
+Setting up openjdk-17-jre-headless:amd64 (17.0.17+10-1~deb12u1) ...
+update-alternatives: using /usr/lib/jvm/java-17-openjdk-amd64/bin/java to provide /usr/bin/java
+update-alternatives: using /usr/lib/jvm/java-17-openjdk-amd64/bin/jjs to provide /usr/bin/jjs
+update-alternatives: using /usr/lib/jvm/java-17-openjdk-amd64/bin/keytool to provide keytool
+update-alternatives: using /usr/lib/jvm/java-17-openjdk-amd64/bin/rmid to provide /usr/bin/rmid
+Processing triggers for libc-bin (2.36-9+deb12u13) ...
+Errors were encountered while processing:
+ ca-certificates-java
+E: Sub-process /usr/bin/dpkg returned an error code (1)
+"""
+
+
+def test_apt_failure_shows_the_failing_package_and_not_the_noise_after_it():
+    shown = install.apt_errors(APT_OUTPUT.splitlines())
+    assert "# A fatal error has been detected by the Java Runtime Environment:" in shown
+    assert "dpkg: error processing package ca-certificates-java (--configure):" in shown
+    assert shown[-1] == "E: Sub-process /usr/bin/dpkg returned an error code (1)"
+    assert not any("update-alternatives" in line for line in shown)
+    assert install.APT_DPKG_FAILED.search("\n".join(shown))  # what triggers the one retry
+
+
+def test_a_failed_command_says_why_in_its_own_words():
+    script = "echo noise; echo 'E: Unable to locate package nosuch' >&2; echo more noise; exit 100"
+    with pytest.raises(install.SetupError) as err:
+        install.run(["sh", "-c", script], excerpt=install.apt_errors)
+    assert str(err.value).endswith("exited with 100:\nE: Unable to locate package nosuch")
+    assert install.APT_STALE.search(str(err.value))  # what triggers apt-get update and a retry
+
+
+def test_a_long_command_reports_progress(monkeypatch):
+    monkeypatch.setattr(install, "HEARTBEAT", 0.2)
+    seen: list[str] = []
+    token = install._progress.set(seen.append)
+    try:
+        out = install.run(["sh", "-c", "echo first; echo working >&2; sleep 1; echo last"])
+    finally:
+        install._progress.reset(token)
+    assert out == "first\nlast\n"  # stdout alone, whole
+    assert seen and all(line.startswith("`sh -c echo first;") for line in seen)
+    assert any(line.endswith(": working") for line in seen)
+
+
+def test_a_quick_command_is_quiet():
+    seen: list[str] = []
+    token = install._progress.set(seen.append)
+    try:
+        assert install.run(["echo", "hi"]) == "hi\n"
+    finally:
+        install._progress.reset(token)
+    assert seen == []
+
+
+def test_apt_rounds_put_the_certificate_stores_first():
+    rounds = install.apt_rounds(["openjdk-17-jdk-headless", "g++"])
+    flat = [pkg for batch in rounds for pkg in batch]
+    assert flat[-2:] == ["openjdk-17-jdk-headless", "g++"] and len(rounds[-1]) == 2
+    if "ca-certificates-java" in flat:
+        assert rounds.index(["ca-certificates-java"]) < len(rounds) - 1
+    assert install.apt_rounds(["bubblewrap"])[-1] == ["bubblewrap"]
+
+
+def test_setup_languages_from_the_environment():
+    """SANDLOT_LANGUAGES chooses the languages of `sandlot setup` (and so of `make serve`)."""
+    env = {**os.environ, "SANDLOT_LANGUAGES": "c, bash"}
+    done = subprocess.run(
+        [sys.executable, "-m", "sandlot", "setup"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "apt packages: ok (already present)" in done.stdout
+    assert "sandbox python: skipped" in done.stdout
+    assert "julia" not in done.stdout  # rows left out are not mentioned

@@ -1,11 +1,13 @@
 # Set-up and everyday commands. Runs as root on a fresh Debian 12, with make's default shell.
 # `make setup` installs only what is missing, so every other target can depend on it cheaply.
+# SANDLOT_LANGUAGES=python,cpp (or SETUP_ARGS=--languages=python,cpp) installs only some
+# languages; SETUP_ARGS=--with-aider also installs Aider, for `sandlot code`.
 
 SYSTEM_PYTHON := /usr/bin/python3
 NGINX := /usr/sbin/nginx
 VERL := verl==0.9.1
 VENV := .venv
-SETUP_ARGS ?= --with-aider
+SETUP_ARGS ?=
 PYTEST_ARGS ?=
 CHROMIUM := /usr/bin/chromium
 
@@ -17,25 +19,33 @@ setup: $(VENV)/.installed
 serve: setup
 	exec $(VENV)/bin/sandlot serve --host 127.0.0.1 --port 8080
 
-test: setup $(NGINX) $(CHROMIUM)
+# The tests need the test extras and Aider too (tests/test_coder_flow.py drives it), and the VM
+# test (tests/vm/) installs qemu and debootstrap itself when it first runs.
+test: $(VENV)/.installed-test $(NGINX) $(CHROMIUM)
+	$(VENV)/bin/sandlot setup --with-aider $(SETUP_ARGS)
 	$(VENV)/bin/python -m pytest -q $(PYTEST_ARGS)
 
 # The edit-run loop: everything but the tests marked slow (datasets, JVMs, Aider, the fuzzer).
-test-fast: setup
+test-fast: $(VENV)/.installed-test setup
 	$(VENV)/bin/python -m pytest -q -m 'not slow' $(PYTEST_ARGS)
 
 bench: setup
 	$(VENV)/bin/python bench/engine.py $(BENCH_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# Everything (client, server, tests), reinstalled only when pyproject.toml changed since.
+# The server (and client), reinstalled only when pyproject.toml changed since.
 $(VENV)/.installed: pyproject.toml $(VENV)/.created
+	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server]'
+	touch $@
+
+# What the tests and lint add: the test extras, Ray, the report's plots, and verl's
+# sandbox_fusion reward code for tests/test_rl.py (it imports only requests, so none of verl's
+# declared dependencies, torch, transformers, ray[default], ..., is needed).
+$(VENV)/.installed-test: $(VENV)/.installed
 	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test,ray,report]'
-	# verl's sandbox_fusion reward code, for tests/test_rl.py: it imports only requests, so
-	# none of verl's declared dependencies (torch, transformers, ray[default], ...) is needed.
 	$(VENV)/bin/pip install --disable-pip-version-check --no-deps '$(VERL)'
 	touch $@
 

@@ -1,0 +1,314 @@
+"""sandlot on a fresh Debian 12 with systemd and cgroup v2, as a new user runs it.
+
+A VM (tests/vm/guest.py) gets this repository, and `make serve` runs in it from an ssh login,
+with the reduced language set `SANDLOT_LANGUAGES=python,cpp`: the set-up installs what is
+missing, the server delegates itself a cgroup and serves. The checks run from the host through
+an ssh tunnel: hello worlds, the limits, the main attacks, /health; then, once the server
+stopped, nothing is left in the guest. A second server then runs as in a container: in a
+cgroup namespace whose /sys/fs/cgroup is a delegated subtree, with no systemd in sight.
+
+Slow (about 20 minutes from a cached image, see README); deselect with -m "not vm".
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import unclaimed_processes
+from tests.vm.guest import SRC, Guest, booted, is_root, stamp
+
+pytestmark = [
+    pytest.mark.vm,
+    pytest.mark.skipif(not is_root(), reason="the VM test builds its image as root"),
+]
+
+SERVE_TIMEOUT = 3600.0  # `make serve` from a bare guest under emulation
+UIDS = range(61000, 61000 + 64)  # the default uid_base, and its slots
+CONTAINER_PORT = 8081
+MiB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def guest() -> Iterator[Guest]:
+    started = time.monotonic()
+    with (
+        tempfile.TemporaryDirectory(prefix="sandlot-vm-", dir="/var/tmp") as tmp,
+        booted(Path(tmp)) as g,
+    ):
+        yield g
+    stamp("the whole VM test", started)
+
+
+@pytest.fixture(scope="module")
+def client(guest: Guest) -> Iterator[httpx.Client]:
+    """`make serve` in the guest, started from an ssh login as the README says."""
+    t = time.monotonic()
+    guest.ssh(
+        f"cd {SRC} && (SANDLOT_LANGUAGES=python,cpp setsid make serve >/root/serve.log 2>&1 "
+        "</dev/null & echo $! >/root/serve.pid)"
+    )
+    port = guest.forward(8080)
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as c:
+        wait_ready(guest, c, "/root/serve.pid", "/root/serve.log", SERVE_TIMEOUT)
+        stamp("make serve until /v1/ping answers", t)
+        yield c
+
+
+def wait_ready(guest: Guest, c: httpx.Client, pidfile: str, log: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if c.get("/v1/ping", timeout=10).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if guest.ssh(f"kill -0 $(cat {pidfile})", check=False).returncode != 0:
+            break
+        time.sleep(10)
+    raise AssertionError(f"the server did not come up:\n{guest.ssh(f'tail -60 {log}').stdout}")
+
+
+def run(c: httpx.Client, code: str, language: str, **fields: object) -> dict:
+    r = c.post("/run_code", json={"code": code, "language": language, **fields})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def rr(body: dict) -> dict:
+    assert body["run_result"] is not None, body
+    return body["run_result"]
+
+
+def probe(c: httpx.Client, code: str, **fields: object) -> dict:
+    body = run(c, textwrap.dedent(code), "python", **fields)
+    assert rr(body)["return_code"] == 0, rr(body)["stderr"] or body
+    return json.loads(rr(body)["stdout"])
+
+
+def box_processes(guest: Guest) -> list[str]:
+    """Processes of the sandbox uids in the guest, but for the boxes built ahead."""
+    rows = guest.ssh("ps -wweo uid=,pid=,ppid=,args=").stdout.splitlines()
+    return unclaimed_processes([line.split(None, 3) for line in rows], UIDS)
+
+
+def processes_with(guest: Guest, marker: str) -> list[str]:
+    rows = guest.ssh("ps -wweo pid=,args=").stdout.splitlines()
+    return [r for r in rows if marker in r and "ps -wweo" not in r]
+
+
+# -- the server `make serve` started ------------------------------------------------------------
+
+
+def test_health_names_cgroup_v2_and_what_it_got(client):
+    r = client.get("/health")
+    assert r.status_code == 200, r.text
+    iso = r.json()["isolation"]
+    assert iso["ready"] and iso["cgroup_version"] == 2, iso
+    cg = iso["cgroup"]
+    assert cg["controllers"] == ["memory", "pids"], cg
+    assert "systemd scope" in cg["delegation"], cg  # an ssh login's session is not delegated
+    assert cg["swap"].startswith(("limited", "none active")), cg
+    assert {"python", "cpp"} <= set(r.json()["languages"])
+
+
+def test_python_and_cpp_hello(client):
+    assert rr(run(client, "print('hello')", "python"))["stdout"] == "hello\n"
+    cpp = '#include <cstdio>\nint main(){ std::puts("hello"); }\n'
+    body = run(client, cpp, "cpp")
+    assert body["status"] == "Success" and rr(body)["stdout"] == "hello\n", body
+
+
+def test_memory_limit_fires(client):
+    bomb = "chunks = []\nfor _ in range(64):\n    chunks.append(b'x' * (64 << 20))\nprint('4GiB')"
+    out = rr(run(client, bomb, "python", memory_limit_MB=256, run_timeout=60))
+    assert out["limit"] == "memory" and "4GiB" not in out["stdout"], out
+    assert 100 * MiB < out["memory_peak_bytes"] <= 300 * MiB, out
+    small = rr(run(client, "x = b'y' * (64 << 20)\nprint(len(x))", "python", memory_limit_MB=256))
+    assert small["stdout"] == f"{64 << 20}\n" and small["limit"] is None, small
+
+
+def test_pids_limit_fires(client):
+    out = probe(
+        client,
+        """
+        import json, os, time
+        made = 0
+        try:
+            for _ in range(1000):
+                if os.fork() == 0:
+                    time.sleep(30)
+                    os._exit(0)
+                made += 1
+        except OSError as e:
+            print(json.dumps({"made": made, "error": e.strerror}))
+        else:
+            print(json.dumps({"made": made, "error": None}))
+        """,
+        run_timeout=30,
+    )
+    assert out["error"] is not None and out["made"] < 300, out  # pids = 256 by default
+
+
+def test_time_limit_fires(client):
+    busy = rr(run(client, "while True:\n    pass\n", "python", run_timeout=2))
+    assert busy["status"] == "TimeLimitExceeded" and busy["limit"] in ("time", "cpu"), busy
+    sleep = rr(run(client, "import time\ntime.sleep(100)\n", "python", run_timeout=2))
+    assert sleep["status"] == "TimeLimitExceeded" and sleep["limit"] == "time", sleep
+
+
+def test_attack_fork_bomb_is_held_and_gone(client, guest):
+    bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
+    out = rr(run(client, bomb, "python", run_timeout=3))
+    assert out["status"] != "Finished" or out["limit"], out
+    deadline = time.monotonic() + 10
+    while box_processes(guest) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert box_processes(guest) == []
+    assert rr(run(client, "print(1)", "python"))["stdout"] == "1\n"
+
+
+def test_attack_read_host_files(client):
+    out = probe(
+        client,
+        """
+        import json
+        got = {}
+        for path in ("/etc/shadow", "/root/serve.log", "/root/sandlot/Makefile",
+                     "/root/.ssh/authorized_keys", "/proc/1/environ"):
+            try:
+                open(path, "rb").read()
+                got[path] = "read"
+            except OSError as e:
+                got[path] = type(e).__name__
+        print(json.dumps(got))
+        """,
+    )
+    assert "read" not in out.values(), out
+
+
+def test_attack_network_out(client):
+    out = probe(
+        client,
+        """
+        import json, socket
+        lines = open("/proc/net/dev").read().splitlines()[2:]
+        got = {"interfaces": sorted(line.split(":")[0].strip() for line in lines)}
+        for host, port in (("10.0.2.2", 22), ("1.1.1.1", 53), ("127.0.0.1", 8080)):
+            try:
+                socket.create_connection((host, port), timeout=3).close()
+                got[host] = "connected"
+            except OSError as e:
+                got[host] = type(e).__name__
+        print(json.dumps(got))
+        """,
+        run_timeout=30,
+    )
+    assert out["interfaces"] == ["lo"] and "connected" not in out.values(), out
+
+
+def test_attack_write_outside_the_box(client, guest):
+    name = f"sandlot-pwned-{time.monotonic_ns()}"
+    paths = [f"/{name}", f"/etc/{name}", f"/usr/{name}", f"/root/{name}", f"/opt/sandlot/{name}"]
+    out = probe(
+        client,
+        f"""
+        import json
+        got = {{}}
+        for path in {paths!r}:
+            try:
+                open(path, "w").write("x")
+                got[path] = "written"
+            except OSError as e:
+                got[path] = type(e).__name__
+        print(json.dumps(got))
+        """,
+    )
+    assert "written" not in out.values(), out
+    found = guest.ssh(" ".join(f"ls -d {p} 2>/dev/null;" for p in paths), check=False).stdout
+    assert found.strip() == ""
+
+
+def test_attack_daemon_does_not_outlive_its_run(client, guest):
+    marker = f"sandlot-daemon-{time.monotonic_ns()}"
+    out = probe(
+        client,
+        f"""
+        import json, os, time
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            if os.fork() == 0:
+                os.execv("/bin/sh", ["sh", "-c", "trap '' HUP TERM; sleep 60", "{marker}"])
+            os._exit(0)
+        os.waitpid(pid, 0)
+        time.sleep(0.5)
+        print(json.dumps({{"started": True}}))
+        """,
+        run_timeout=10,
+    )
+    assert out == {"started": True}
+    deadline = time.monotonic() + 10
+    while processes_with(guest, marker) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert processes_with(guest, marker) == []
+
+
+def test_nothing_left_after_the_server_stops(client, guest):
+    make = guest.ssh("cat /root/serve.pid").stdout.strip()
+    guest.ssh(f"kill -TERM $(pgrep -P {make})")  # `make serve` runs the server as its child
+    guest.ssh(f"while kill -0 {make} 2>/dev/null; do sleep 1; done", timeout=120)
+    assert_guest_clean(guest)
+
+
+# -- a second server as in a container: a delegated subtree, its own cgroup namespace ----------
+
+
+def test_container_like_delegated_subtree_without_systemd(guest):
+    """/sys/fs/cgroup is the root of a cgroup namespace over a delegated scope, and systemd is
+    hidden: the server moves the namespace's processes into a leaf and enables its controllers."""
+    inner = (
+        "mount -t tmpfs tmpfs /run/systemd && umount -l /sys/fs/cgroup && "
+        "mount -t cgroup2 cgroup2 /sys/fs/cgroup && "
+        f"exec {SRC}/.venv/bin/sandlot serve --host 127.0.0.1 --port {CONTAINER_PORT}"
+    )
+    guest.ssh(
+        "(setsid systemd-run --scope -p Delegate=yes --unit=sandlot-container-test "
+        f"unshare --cgroup --mount --propagation private sh -c '{inner}' "
+        ">/root/container.log 2>&1 </dev/null & echo $! >/root/container.pid)"
+    )
+    port = guest.forward(CONTAINER_PORT)
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=300) as c:
+        wait_ready(guest, c, "/root/container.pid", "/root/container.log", 600)
+        iso = c.get("/health").json()["isolation"]
+        assert iso["ready"] and iso["cgroup_version"] == 2, iso
+        assert iso["cgroup"]["delegation"].endswith("processes moved into server/"), iso
+        assert iso["cgroup"]["tree"].startswith("/sys/fs/cgroup/sandlot-"), iso
+        assert rr(run(c, "print('hi')", "python"))["stdout"] == "hi\n"
+        bomb = "x = []\nwhile True:\n    x.append(b'x' * (16 << 20))\n"
+        assert rr(run(c, bomb, "python", memory_limit_MB=128))["limit"] == "memory"
+    pid = guest.ssh("cat /root/container.pid").stdout.strip()  # setsid, systemd-run, unshare
+    guest.ssh(f"kill -TERM {pid}")  # and sh exec one another: this is the server's pid
+    guest.ssh(f"while kill -0 {pid} 2>/dev/null; do sleep 1; done", timeout=120)
+    assert_guest_clean(guest)
+
+
+def assert_guest_clean(guest: Guest) -> None:
+    """No sandbox process, work-dir mount, sandlot cgroup or state dir is left in the guest."""
+    deadline = time.monotonic() + 30  # systemd removes a scope's cgroup once it is empty
+    while time.monotonic() < deadline:
+        cgroups = guest.ssh("find /sys/fs/cgroup -name 'sandlot-*'", check=False).stdout.split()
+        if not cgroups:
+            break
+        time.sleep(1)
+    assert cgroups == []
+    assert box_processes(guest) == []
+    assert guest.ssh("grep -c sandlot /proc/mounts", check=False).stdout.strip() == "0"
+    assert guest.ssh("ls -A /run/sandlot 2>/dev/null", check=False).stdout.strip() == ""

@@ -223,13 +223,11 @@ class CgroupV2(SlotCgroup):
         # Linux >= 6.12: a write to memory.peak restarts the peak seen through that descriptor.
         # Before, memory.peak is read-only, the slot's peak since it was made: exact for a run
         # that set it, an upper bound for any other (README, "Known limits").
+        # (Root may open it for writing there too; the write then fails with EINVAL.)
         if self._peak_fd is None:
-            peak = self.path / "memory.peak"
-            try:
-                self._peak_fd = os.open(peak, os.O_RDWR | os.O_CLOEXEC)
-                self._peak_resets = True
-            except PermissionError:
-                self._peak_fd = os.open(peak, os.O_RDONLY | os.O_CLOEXEC)
+            self._peak_resets = _peak_resets(self.path)
+            mode = os.O_RDWR if self._peak_resets else os.O_RDONLY
+            self._peak_fd = os.open(self.path / "memory.peak", mode | os.O_CLOEXEC)
         return self._peak_fd
 
     def reset_peak(self) -> None:
@@ -248,6 +246,7 @@ class CgroupV2(SlotCgroup):
 
 
 def _peak_resets(cgroup: Path) -> bool:
+    """Whether a write to its memory.peak restarts the peak (Linux >= 6.12)."""
     try:
         fd = os.open(cgroup / "memory.peak", os.O_RDWR | os.O_CLOEXEC)
     except OSError:

@@ -144,6 +144,16 @@ def _systemd_scope(mount: Mount, instance: str) -> Path:
     raise JailUnavailable(f"systemd made {unit} but did not move the server into it")
 
 
+def _kill_dead_scopes(slice_dir: Path) -> None:
+    """Kill what is left in the scopes of servers that died (systemd removes a scope once it
+    is empty; a process that outlived its server would keep it)."""
+    for scope in slice_dir.glob("sandlot-*.scope"):
+        pid = scope.name.removeprefix("sandlot-").split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            with contextlib.suppress(OSError):
+                write(scope / "cgroup.kill", 1)
+
+
 def _move_into_leaf(cgroup: Path) -> None:
     """Move every process of `cgroup` into its leaf, so that it may enable controllers."""
     leaf = cgroup / LEAF
@@ -177,6 +187,7 @@ def delegate(mount: Mount, instance: str) -> tuple[Path, str]:
         # our own is (a unit's limits then no longer cover the server; Delegate=yes keeps it in).
         own = _systemd_scope(mount, instance)
         how = f"a systemd scope of its own ({own.name}, Delegate=yes)"
+        _kill_dead_scopes(own.parent)
     have = _controllers(own, "cgroup.controllers")
     missing = [c for c in V2_CONTROLLERS if c not in have]
     if missing:

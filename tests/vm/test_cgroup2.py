@@ -33,6 +33,8 @@ pytestmark = [
 SERVE_TIMEOUT = 3600.0  # `make serve` from a bare guest under emulation
 UIDS = range(61000, 61000 + 64)  # the default uid_base, and its slots
 CONTAINER_PORT = 8081
+STALE_SCOPE = "sandlot-999999-dead.scope"  # as a server with pid 999999 would have named it
+STALE_MARKER = "sandlot-stale-leftover"
 MiB = 1 << 20
 
 
@@ -51,6 +53,11 @@ def guest() -> Iterator[Guest]:
 def client(guest: Guest) -> Iterator[httpx.Client]:
     """`make serve` in the guest, started from an ssh login as the README says."""
     t = time.monotonic()
+    # What a server killed hard may leave: its scope, with a process that outlived it.
+    guest.ssh(
+        f"(setsid systemd-run --scope --unit={STALE_SCOPE} python3 -c "
+        f"'import time; time.sleep(3600)  # {STALE_MARKER}' >/dev/null 2>&1 </dev/null &)"
+    )
     guest.ssh(
         f"cd {SRC} && (SANDLOT_LANGUAGES=python,cpp setsid make serve >/root/serve.log 2>&1 "
         "</dev/null & echo $! >/root/serve.pid)"
@@ -117,6 +124,16 @@ def test_health_names_cgroup_v2_and_what_it_got(client):
     assert "systemd scope" in cg["delegation"], cg  # an ssh login's session is not delegated
     assert cg["swap"].startswith(("limited", "none active")), cg
     assert {"python", "cpp"} <= set(r.json()["languages"])
+
+
+def test_a_dead_servers_scope_is_swept(client, guest):
+    """The scope of a server that died is emptied at start-up, and systemd then removes it."""
+    deadline = time.monotonic() + 30
+    while processes_with(guest, STALE_MARKER) and time.monotonic() < deadline:
+        time.sleep(1)
+    assert processes_with(guest, STALE_MARKER) == []
+    gone = guest.ssh(f"systemctl is-active {STALE_SCOPE}", check=False).stdout.strip()
+    assert gone in ("inactive", "failed", "unknown", ""), gone
 
 
 def test_python_and_cpp_hello(client):

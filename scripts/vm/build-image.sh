@@ -42,7 +42,7 @@ if [ ! -f "$out/done" ]; then
     started=$(date +%s)
     # Images of older versions of this script and builds that were cut short, untouched for a
     # day (a test that is running may still use one).
-    find "$CACHE" -mindepth 1 -maxdepth 1 -type d -mtime +0 ! -name pip -exec rm -rf {} +
+    find "$CACHE" -mindepth 1 -maxdepth 1 -type d -mtime +0 -exec rm -rf {} +
     work=$CACHE/.build-$key
     rm -rf "$work"
     mkdir -p "$work"

@@ -5,19 +5,18 @@
 # `make serve` then finds everything installed, checks it, and serves.
 #
 # usage: setup-image.sh BASE_DIR REPO_TARBALL DISK [LANGUAGES]    (LANGUAGES: python,cpp)
-# Run as root. pip's download cache is kept in $SANDLOT_VM_CACHE/pip between runs.
+# Run as root.
 set -eu
 
 base=$1
 tarball=$2
 disk=$3
 languages=${4:-python,cpp}
-CACHE=${SANDLOT_VM_CACHE:-/var/cache/sandlot-vm}
 
 root=$disk.rootfs
 rm -rf "$root"
 cp -a "$base/rootfs" "$root"
-mkdir -p "$root/root/sandlot" "$root/root/.cache/pip" "$CACHE/pip"
+mkdir -p "$root/root/sandlot"
 tar -x -C "$root/root/sandlot" -f "$tarball"
 cp /etc/resolv.conf "$root/etc/resolv.conf"  # the host's DNS while the chroot runs
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"  # start no service in a chroot
@@ -29,10 +28,9 @@ unshare --mount --propagation private sh -eu -c '
     mount -t proc proc "$root/proc"
     mount --rbind /sys "$root/sys"
     mount --rbind /dev "$root/dev"
-    mount --bind "$2" "$root/root/.cache/pip"
     exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-        LANG=C.UTF-8 SANDLOT_LANGUAGES="$3" make -C /root/sandlot setup
-' set-up "$root" "$CACHE/pip" "$languages" >"$disk.setup.log" 2>&1 || {
+        LANG=C.UTF-8 SANDLOT_LANGUAGES="$2" make -C /root/sandlot setup
+' set-up "$root" "$languages" >"$disk.setup.log" 2>&1 || {
     tail -n 40 "$disk.setup.log" >&2
     exit 1
 }

@@ -64,12 +64,10 @@ def setup_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def set_up_disk(base: Path, workdir: Path) -> Path:
+def set_up_disk(base: Path, tar: Path, workdir: Path) -> Path:
     """The base with the repository set up in it, made unless this set-up's is cached."""
     disk = base / f"setup-{setup_key()}.raw"
     if not disk.exists():
-        tar = workdir / "repo.tar"
-        tar.write_bytes(repository_tar())
         new = workdir / "setup.raw"
         script("setup-image.sh", str(base), str(tar), str(new))
         for old in base.glob("setup-*.raw"):
@@ -161,7 +159,7 @@ class Guest:
             raise RuntimeError(f"`{command}` exited {out.returncode}:\n{out.stdout}{out.stderr}")
         return out
 
-    def copy_repository(self, dest: str) -> None:
+    def copy_repository(self, dest: str, tar: bytes) -> None:
         """This repository, unpacked at dest over what is there, but for its .venv (made from
         the same pyproject.toml, which the disk's key covers)."""
         q = shlex.quote(dest)
@@ -170,7 +168,7 @@ class Guest:
         self.ssh(
             f"mkdir -p {q} && {clear} && tar -x -C {q} && "
             f"if [ -d {venv} ]; then touch {venv}/.created {venv}/.installed; fi",
-            input=repository_tar(),
+            input=tar,
         )
 
     def forward(self, guest_port: int) -> int:
@@ -195,13 +193,15 @@ class Guest:
 def booted(workdir: Path) -> Iterator[Guest]:
     """A guest with the repository at SRC: set up natively (or bare: not set up)."""
     t = time.monotonic()
+    tar = workdir / "repo.tar"
+    tar.write_bytes(repository_tar())  # once: what the guest gets is the tree as it was now
     base = Path(script("build-image.sh", *(["--bare"] if BARE else [])).splitlines()[-1])
     t = stamp("base image (debootstrap unless cached)", t)
     disk = workdir / "disk.qcow2"
     if BARE:
         backing = base / "bare.raw"
     else:
-        backing = set_up_disk(base, workdir)
+        backing = set_up_disk(base, tar, workdir)
         t = stamp("the repository's `make setup`, natively in a chroot (unless cached)", t)
     subprocess.run(
         ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(backing), str(disk)],
@@ -211,7 +211,7 @@ def booted(workdir: Path) -> Iterator[Guest]:
     try:
         guest.boot()
         t = stamp("boot until ssh answers", t)
-        guest.copy_repository(SRC)
+        guest.copy_repository(SRC, tar.read_bytes())
         yield guest
     finally:
         guest.stop()

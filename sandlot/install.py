@@ -186,7 +186,8 @@ def run(
         )  # fmt: skip
     except OSError as exc:
         raise SetupError(f"cannot run {argv[0]}: {exc}") from exc
-    stdout, lines = _drain(proc, argv, _progress.get())
+    with proc:  # closes both pipes
+        stdout, lines = _drain(proc, argv, _progress.get())
     if proc.wait() != 0:
         shown = (excerpt or tail)(lines) or tail(lines)
         raise SetupError(f"`{' '.join(argv)}` exited with {proc.returncode}:\n" + "\n".join(shown))

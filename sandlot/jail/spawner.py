@@ -153,8 +153,9 @@ class Spawner:
 
         try:
             watch = Watch(
-                pidfd, wait_status, spec, started, (out_r, err_r, in_w), self.chan.fileno()
-            )
+                pidfd, wait_status, spec, started, (out_r, err_r, in_w), self.chan.fileno(),
+                cg.task_count,
+            )  # fmt: skip
             status, outcome = watch.run()
         except BaseException:
             if self._zygote_builds(spec):  # it may still owe a status: start afresh, in step

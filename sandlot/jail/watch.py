@@ -2,7 +2,9 @@
 
 The box ends by itself, or is killed on a limit (wall time, output) or when the server goes away.
 A box that has been killed and still has not ended after KILL_GRACE seconds means a process the
-kernel cannot kill: the slot is then unusable (SlotBroken), never silently reused.
+kernel cannot kill: the slot is then unusable (SlotBroken), never silently reused. While the
+slot's task count still falls, the box is dying, only slowly (hundreds of processes of a fork
+bomb on a slow or emulated machine): the grace starts again, up to KILL_GIVE_UP in all.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from sandlot.jail.spec import Limit, Outcome, RunSpec
 
 READ_CHUNK = 1 << 16
 DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
-KILL_GRACE = 5.0  # seconds a killed box may take to end
+KILL_GRACE = 5.0  # seconds a killed box may take to end without its task count falling
+KILL_GIVE_UP = 60.0  # seconds a killed box may take to end, however it falls
 
 Waiter = Callable[[], int]  # returns the wait status of a box's top process
+Counter = Callable[[], int]  # returns the tasks in the box's slot
 
 
 class ServerGone(Exception):
@@ -38,15 +42,18 @@ def kill(pidfd: int) -> None:
 class Watch:
     def __init__(
         self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
-        fds: tuple[int, int, int], server_fd: int,
+        fds: tuple[int, int, int], server_fd: int, tasks: Counter,
     ) -> None:  # fmt: skip
         self.pidfd, self.wait_status, self.server_fd = pidfd, wait_status, server_fd
+        self.tasks = tasks
+        self.tasks_left = 0  # when last counted, since the kill
         self.cap = spec.limits.output
         self.out_r, self.err_r, self.in_w = fds
         self.outcome = Outcome()
         self.status: int | None = None
         self.deadline = started + spec.limits.wall_time
-        self.killed_at = math.inf
+        self.killed_at = math.inf  # when the kill was sent, or the task count last fell
+        self.kill_sent = math.inf
         self.drain_until = math.inf
         self.streams = {self.out_r: bytearray(), self.err_r: bytearray()}
         self.stdin = memoryview(spec.stdin)
@@ -81,7 +88,13 @@ class Watch:
             if now >= self.deadline:
                 self._kill(Limit.WALL_TIME)
             if now >= self.killed_at + KILL_GRACE:
-                raise SlotBroken(f"a box survived SIGKILL for {KILL_GRACE:g} s")
+                left = self.tasks()
+                if left >= self.tasks_left or now >= self.kill_sent + KILL_GIVE_UP:
+                    raise SlotBroken(
+                        f"a box survived SIGKILL for {now - self.kill_sent:.0f} s "
+                        f"({left} tasks left in its slot)"
+                    )
+                self.tasks_left, self.killed_at = left, now
             wake = min(self.deadline, self.killed_at + KILL_GRACE)
         elif now >= self.drain_until:
             return None  # something outside the box still holds a pipe; the sweep ends it
@@ -107,7 +120,8 @@ class Watch:
             self.outcome.limit = limit
         if self.killed_at == math.inf:
             kill(self.pidfd)
-            self.killed_at = time.monotonic()
+            self.killed_at = self.kill_sent = time.monotonic()
+            self.tasks_left = self.tasks()
         self.deadline = math.inf
 
     def _feed(self, event: int) -> None:

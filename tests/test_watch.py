@@ -1,0 +1,73 @@
+"""The kill grace of a run's watch: a killed box that is still dying gets more time (a fork bomb's
+hundreds of processes end slowly on an emulated machine: tests/vm/), one that is not gets none.
+
+The box here is a real `sleep`; only its SIGKILL is dropped, to stand in for what cannot be made
+on purpose: a process the kernel cannot kill. The slot's task count is given, one value per look.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from sandlot.errors import SlotBroken
+from sandlot.jail import watch
+from sandlot.jail.spec import Limits, RunSpec
+
+
+@pytest.fixture
+def unkillable(monkeypatch) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    monkeypatch.setattr(watch, "kill", lambda pidfd: None)
+    monkeypatch.setattr(watch, "KILL_GRACE", 0.05)
+    monkeypatch.setattr(watch, "KILL_GIVE_UP", 3.0)
+    with subprocess.Popen(["sleep", "60"]) as proc:
+        pidfd = os.pidfd_open(proc.pid)
+        try:
+            yield pidfd, proc
+        finally:
+            os.close(pidfd)
+            proc.send_signal(signal.SIGKILL)
+
+
+def watch_until_broken(box: tuple[int, subprocess.Popen[bytes]], counts: Iterator[int]) -> str:
+    """Run a watch whose wall time ends at once over the box; the SlotBroken it raises."""
+    pidfd, proc = box
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    in_r, in_w = os.pipe()
+    server_r, server_w = os.pipe()
+    spec = RunSpec(argv=("sleep",), limits=Limits(wall_time=0.01))
+    w = watch.Watch(
+        pidfd, lambda: os.waitpid(proc.pid, 0)[1], spec, time.monotonic(),
+        (out_r, err_r, in_w), server_r, lambda: next(counts),
+    )  # fmt: skip
+    try:
+        with pytest.raises(SlotBroken) as raised:
+            w.run()
+        return str(raised.value)
+    finally:
+        for fd in (out_r, out_w, err_r, err_w, in_r, server_r, server_w):
+            os.close(fd)
+
+
+def test_a_killed_box_whose_tasks_still_fall_gets_more_time(unkillable):
+    looks = iter([300, 200, 100, 40, 40])
+    assert "(40 tasks left in its slot)" in watch_until_broken(unkillable, looks)
+    assert list(looks) == []  # looked until the count stopped falling
+
+
+def test_a_killed_box_whose_tasks_do_not_fall_breaks_the_slot_at_once(unkillable):
+    looks = iter([7, 7, 1])
+    assert "(7 tasks left in its slot)" in watch_until_broken(unkillable, looks)
+    assert list(looks) == [1]
+
+
+def test_a_box_that_keeps_dying_is_given_up_on(unkillable):
+    """A count that falls one task a look (a box that dies ever so slowly) is still bounded."""
+    looks = iter(range(10**9, 0, -1))
+    assert "tasks left in its slot" in watch_until_broken(unkillable, looks)

@@ -8,6 +8,10 @@ a session with the same set-up code boots it and gets the current repository cop
 SANDLOT_VM_BARE=1 the guest boots the bare root filesystem and `make serve` sets everything up
 under emulation (much slower; README, "The VM test"). /dev/kvm on our machines cannot run a
 stock kernel (research/cgroup-v2-vm.md).
+
+The base and the set-up disk are made by a `Preparation` that tests/vm/conftest.py starts in a
+thread as soon as a VM test is collected: on a machine without the cache (CI's), their build
+overlaps the rest of the suite, which runs before tests/vm/.
 """
 
 from __future__ import annotations
@@ -16,11 +20,16 @@ import contextlib
 import hashlib
 import os
 import shlex
+import shutil
+import signal
 import socket
 import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts" / "vm"
@@ -36,13 +45,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def script(*argv: str) -> str:
-    done = subprocess.run([str(SCRIPTS / argv[0]), *argv[1:]], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{argv[0]} failed:\n{done.stderr[-5000:]}")
-    return done.stdout.strip()
 
 
 def repository_tar() -> bytes:
@@ -64,16 +66,85 @@ def setup_key() -> str:
     return digest.hexdigest()[:16]
 
 
-def set_up_disk(base: Path, tar: Path, workdir: Path) -> Path:
-    """The base with the repository set up in it, made unless this set-up's is cached."""
-    disk = base / f"setup-{setup_key()}.raw"
-    if not disk.exists():
-        new = workdir / "setup.raw"
-        script("setup-image.sh", str(base), str(tar), str(new))
-        for old in base.glob("setup-*.raw"):
-            old.unlink()  # an older set-up's (a running guest keeps its open file)
-        new.rename(disk)
-    return disk
+class Preparation:
+    """The guest's kernel, key and disk (the base, and unless BARE the repository set up in it),
+    made in a thread of their own; `wait` gives them, `close` stops what is still running."""
+
+    def __init__(self) -> None:
+        self.workdir = Path(tempfile.mkdtemp(prefix="sandlot-vm-", dir="/var/tmp"))
+        self.tar = self.workdir / "repo.tar"
+        self.tar.write_bytes(repository_tar())  # once: the guest gets the tree as it was now
+        self._proc: subprocess.Popen[str] | None = None
+        self._closed = False
+        self._result: tuple[Path, Path] | BaseException | None = None
+        self._thread = threading.Thread(target=self._prepare, name="vm-preparation", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> tuple[Path, Path]:
+        """The base directory and the disk to boot (a backing file, not to be written)."""
+        self._thread.join()
+        if isinstance(self._result, BaseException):
+            raise RuntimeError(f"the VM's image could not be made: {self._result}")
+        assert self._result is not None
+        return self._result
+
+    def close(self) -> None:
+        self._closed = True
+        if self._proc is not None and self._proc.poll() is None:
+            os.killpg(self._proc.pid, signal.SIGKILL)  # its chroot and debootstrap with it
+        self._thread.join()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _prepare(self) -> None:
+        try:
+            t = time.monotonic()
+            base = Path(self._script("build-image.sh", *(["--bare"] if BARE else [])))
+            t = stamp("base image (debootstrap unless cached)", t)
+            if BARE:
+                self._result = base, base / "bare.raw"
+                return
+            disk = base / f"setup-{setup_key()}.raw"
+            if not disk.exists():
+                new = self.workdir / "setup.raw"
+                self._script("setup-image.sh", str(base), str(self.tar), str(new))
+                for old in base.glob("setup-*.raw"):
+                    old.unlink()  # an older set-up's (a running guest keeps its open file)
+                new.rename(disk)
+            stamp("the repository's `make setup`, natively in a chroot (unless cached)", t)
+            self._result = base, disk
+        except BaseException as exc:  # given to the test that waits for it
+            self._result = exc
+
+    def _script(self, *argv: str) -> str:
+        """Run one of scripts/vm/ in a process group of its own; its last line of output."""
+        if self._closed:
+            raise RuntimeError("closed")
+        with subprocess.Popen(
+            [str(SCRIPTS / argv[0]), *argv[1:]], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, start_new_session=True,
+        ) as self._proc:  # fmt: skip
+            out, err = self._proc.communicate()
+        if self._proc.returncode != 0:
+            raise RuntimeError(f"{argv[0]} exited {self._proc.returncode}:\n{err[-5000:]}")
+        return out.strip().splitlines()[-1] if out.strip() else ""
+
+
+_preparation: Preparation | None = None
+
+
+def preparation() -> Preparation:
+    """The session's one Preparation, started at the first call."""
+    global _preparation
+    if _preparation is None:
+        _preparation = Preparation()
+    return _preparation
+
+
+def close_preparation() -> None:
+    global _preparation
+    if _preparation is not None:
+        _preparation.close()
+        _preparation = None
 
 
 class Guest:
@@ -89,7 +160,19 @@ class Guest:
     # -- life cycle ----------------------------------------------------------------------------
 
     def boot(self) -> None:
-        self.proc = subprocess.Popen(
+        with open(self.workdir / "qemu.log", "wb") as log:  # qemu keeps its own descriptor
+            self.proc = self._qemu(log)
+        deadline = time.monotonic() + BOOT_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"qemu exited: {(self.workdir / 'qemu.log').read_text()}")
+            if self.ssh("true", timeout=30, check=False).returncode == 0:
+                return
+            time.sleep(5)
+        raise RuntimeError(f"no ssh in {BOOT_TIMEOUT:.0f} s; console:\n{self.console()}")
+
+    def _qemu(self, log: IO[bytes]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
             ["qemu-system-x86_64", "-accel", "tcg,thread=multi,tb-size=1024", "-cpu", "max",
              "-machine", "q35", "-smp", "2", "-m", self.memory,
              "-kernel", str(self.base / "vmlinuz"), "-initrd", str(self.base / "initrd.img"),
@@ -100,16 +183,8 @@ class Guest:
              "-display", "none", "-serial", f"file:{self.workdir / 'console.log'}"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=open(self.workdir / "qemu.log", "wb"),  # noqa: SIM115
+            stderr=log,
         )  # fmt: skip
-        deadline = time.monotonic() + BOOT_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"qemu exited: {(self.workdir / 'qemu.log').read_text()}")
-            if self.ssh("true", timeout=30, check=False).returncode == 0:
-                return
-            time.sleep(5)
-        raise RuntimeError(f"no ssh in {BOOT_TIMEOUT:.0f} s; console:\n{self.console()}")
 
     def console(self) -> str:
         with contextlib.suppress(OSError):
@@ -190,31 +265,25 @@ class Guest:
 
 
 @contextlib.contextmanager
-def booted(workdir: Path) -> Iterator[Guest]:
+def booted() -> Iterator[Guest]:
     """A guest with the repository at SRC: set up natively (or bare: not set up)."""
+    prep = preparation()
+    base, backing = prep.wait()
     t = time.monotonic()
-    tar = workdir / "repo.tar"
-    tar.write_bytes(repository_tar())  # once: what the guest gets is the tree as it was now
-    base = Path(script("build-image.sh", *(["--bare"] if BARE else [])).splitlines()[-1])
-    t = stamp("base image (debootstrap unless cached)", t)
-    disk = workdir / "disk.qcow2"
-    if BARE:
-        backing = base / "bare.raw"
-    else:
-        backing = set_up_disk(base, tar, workdir)
-        t = stamp("the repository's `make setup`, natively in a chroot (unless cached)", t)
+    disk = prep.workdir / "disk.qcow2"
     subprocess.run(
         ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", str(backing), str(disk)],
         check=True,
     )
-    guest = Guest(base, disk, workdir)
+    guest = Guest(base, disk, prep.workdir)
     try:
         guest.boot()
         t = stamp("boot until ssh answers", t)
-        guest.copy_repository(SRC, tar.read_bytes())
+        guest.copy_repository(SRC, prep.tar.read_bytes())
         yield guest
     finally:
         guest.stop()
+        disk.unlink(missing_ok=True)
 
 
 def stamp(label: str, since: float) -> float:

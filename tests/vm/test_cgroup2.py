@@ -13,16 +13,24 @@ Slow (about 20 minutes from a cached image, see README); deselect with -m "not v
 from __future__ import annotations
 
 import json
-import tempfile
-import textwrap
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.conftest import unclaimed_processes
+from tests.test_security import (
+    DAEMON,
+    MEMORY_BOMB,
+    NETWORK_PROBE,
+    PRIVS,
+    PY_FORK_BOMB,
+    READ_PROBE,
+    WRITE_PROBE,
+    py,
+    token,
+)
 from tests.vm.guest import SRC, Guest, booted, is_root, stamp
 
 pytestmark = [
@@ -41,12 +49,9 @@ MiB = 1 << 20
 @pytest.fixture(scope="module")
 def guest() -> Iterator[Guest]:
     started = time.monotonic()
-    with (
-        tempfile.TemporaryDirectory(prefix="sandlot-vm-", dir="/var/tmp") as tmp,
-        booted(Path(tmp)) as g,
-    ):
+    with booted() as g:
         yield g
-    stamp("the whole VM test", started)
+    stamp("the VM test, from its image being ready", started)
 
 
 @pytest.fixture(scope="module")
@@ -94,10 +99,11 @@ def rr(body: dict) -> dict:
     return body["run_result"]
 
 
-def probe(c: httpx.Client, code: str, **fields: object) -> dict:
-    body = run(c, textwrap.dedent(code), "python", **fields)
+def probe(c: httpx.Client, code: str, params: dict, **fields: object) -> dict:
+    """Run a Python probe (JSON in on stdin, one JSON line out), as tests/test_image.py does."""
+    body = run(c, code, "python", stdin=json.dumps(params), **fields)
     assert rr(body)["return_code"] == 0, rr(body)["stderr"] or body
-    return json.loads(rr(body)["stdout"])
+    return json.loads(rr(body)["stdout"].strip().splitlines()[-1])
 
 
 def box_processes(guest: Guest) -> list[str]:
@@ -144,33 +150,31 @@ def test_python_and_cpp_hello(client):
 
 
 def test_memory_limit_fires(client):
-    bomb = "chunks = []\nfor _ in range(64):\n    chunks.append(b'x' * (64 << 20))\nprint('4GiB')"
-    out = rr(run(client, bomb, "python", memory_limit_MB=256, run_timeout=60))
-    assert out["limit"] == "memory" and "4GiB" not in out["stdout"], out
+    out = rr(run(client, MEMORY_BOMB, "python", memory_limit_MB=256, run_timeout=60))
+    assert out["limit"] == "memory" and "allocated" not in out["stdout"], out
     assert 100 * MiB < out["memory_peak_bytes"] <= 300 * MiB, out
     small = rr(run(client, "x = b'y' * (64 << 20)\nprint(len(x))", "python", memory_limit_MB=256))
     assert small["stdout"] == f"{64 << 20}\n" and small["limit"] is None, small
 
 
+FORKS = py("""
+    import json, os, sys, time
+    made = 0
+    try:
+        for _ in range(json.load(sys.stdin)["forks"]):
+            if os.fork() == 0:
+                time.sleep(30)
+                os._exit(0)
+            made += 1
+    except OSError as e:
+        print(json.dumps({"made": made, "error": e.strerror}))
+    else:
+        print(json.dumps({"made": made, "error": None}))
+""")
+
+
 def test_pids_limit_fires(client):
-    out = probe(
-        client,
-        """
-        import json, os, time
-        made = 0
-        try:
-            for _ in range(1000):
-                if os.fork() == 0:
-                    time.sleep(30)
-                    os._exit(0)
-                made += 1
-        except OSError as e:
-            print(json.dumps({"made": made, "error": e.strerror}))
-        else:
-            print(json.dumps({"made": made, "error": None}))
-        """,
-        run_timeout=30,
-    )
+    out = probe(client, FORKS, {"forks": 1000}, run_timeout=30)
     assert out["error"] is not None and out["made"] < 300, out  # pids = 256 by default
 
 
@@ -182,8 +186,7 @@ def test_time_limit_fires(client):
 
 
 def test_attack_fork_bomb_is_held_and_gone(client, guest):
-    bomb = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
-    out = rr(run(client, bomb, "python", run_timeout=3))
+    out = rr(run(client, PY_FORK_BOMB, "python", run_timeout=3))
     assert out["status"] != "Finished" or out["limit"], out
     deadline = time.monotonic() + 10
     while box_processes(guest) and time.monotonic() < deadline:
@@ -193,85 +196,55 @@ def test_attack_fork_bomb_is_held_and_gone(client, guest):
 
 
 def test_attack_read_host_files(client):
-    out = probe(
-        client,
-        """
-        import json
-        got = {}
-        for path in ("/etc/shadow", "/root/serve.log", "/root/sandlot/Makefile",
-                     "/root/.ssh/authorized_keys", "/proc/1/environ"):
-            try:
-                open(path, "rb").read()
-                got[path] = "read"
-            except OSError as e:
-                got[path] = type(e).__name__
-        print(json.dumps(got))
-        """,
-    )
-    assert "read" not in out.values(), out
+    paths = ["/etc/shadow", "/root/serve.log", f"{SRC}/Makefile", f"{SRC}/sandlot/jail/pool.py",
+             "/root/.ssh/authorized_keys", "/proc/1/environ", "/run/sandlot/x"]  # fmt: skip
+    out = probe(client, READ_PROBE, {"paths": paths, "dirs": ["/root", SRC, "/run/sandlot"]})
+    leaked = {p: r for p, r in out["reads"].items() if not r.startswith("error")}
+    # /proc/1 in a box is the box's own init, whose environment is empty.
+    assert set(leaked) <= {"/proc/1/environ"} and leaked.get("/proc/1/environ", "read: ") == (
+        "read: "
+    ), leaked
+    listed = {d: v for d, v in out["listings"].items() if isinstance(v, list)}
+    assert listed == {}, listed
+    assert "SANDLOT_" not in out["raw_env"], "the server's environment reached the box"
 
 
 def test_attack_network_out(client):
-    out = probe(
-        client,
-        """
-        import json, socket
-        lines = open("/proc/net/dev").read().splitlines()[2:]
-        got = {"interfaces": sorted(line.split(":")[0].strip() for line in lines)}
-        for host, port in (("10.0.2.2", 22), ("1.1.1.1", 53), ("127.0.0.1", 8080)):
-            try:
-                socket.create_connection((host, port), timeout=3).close()
-                got[host] = "connected"
-            except OSError as e:
-                got[host] = type(e).__name__
-        print(json.dumps(got))
-        """,
-        run_timeout=30,
-    )
-    assert out["interfaces"] == ["lo"] and "connected" not in out.values(), out
+    out = probe(client, NETWORK_PROBE, {"port": 8080}, run_timeout=30)
+    for name in ("public_ipv4", "public_ipv6", "udp_dns"):
+        assert out[name] not in ("connected", "sent"), out
+    assert out["server_port"].startswith("ConnectionRefusedError"), out
+    assert out["interfaces"] == ["lo"], out
 
 
 def test_attack_write_outside_the_box(client, guest):
-    name = f"sandlot-pwned-{time.monotonic_ns()}"
-    paths = [f"/{name}", f"/etc/{name}", f"/usr/{name}", f"/root/{name}", f"/opt/sandlot/{name}"]
-    out = probe(
-        client,
-        f"""
-        import json
-        got = {{}}
-        for path in {paths!r}:
-            try:
-                open(path, "w").write("x")
-                got[path] = "written"
-            except OSError as e:
-                got[path] = type(e).__name__
-        print(json.dumps(got))
-        """,
-    )
-    assert "written" not in out.values(), out
-    found = guest.ssh(" ".join(f"ls -d {p} 2>/dev/null;" for p in paths), check=False).stdout
+    name = f"sandlot-pwned-{token()}"
+    files = [f"/{name}", f"/etc/{name}", f"/usr/{name}", f"/root/{name}", f"{SRC}/{name}",
+             f"/opt/sandlot/{name}", f"/opt/sandlot/python/{name}"]  # fmt: skip
+    out = probe(client, WRITE_PROBE, {"files": files, "dirs": [f"/{name}.d"]})
+    succeeded = {p: r for p, r in out.items() if not r.startswith("error")}
+    assert succeeded == {}, succeeded
+    found = guest.ssh(f"ls -d /{name}* /etc/{name} /usr/{name} /root/{name} {SRC}/{name} "
+                      f"/opt/sandlot/{name} 2>/dev/null; true").stdout  # fmt: skip
     assert found.strip() == ""
 
 
-def test_attack_daemon_does_not_outlive_its_run(client, guest):
-    marker = f"sandlot-daemon-{time.monotonic_ns()}"
-    out = probe(
-        client,
-        f"""
-        import json, os, time
-        pid = os.fork()
-        if pid == 0:
-            os.setsid()
-            if os.fork() == 0:
-                os.execv("/bin/sh", ["sh", "-c", "trap '' HUP TERM; sleep 60", "{marker}"])
-            os._exit(0)
-        os.waitpid(pid, 0)
-        time.sleep(0.5)
-        print(json.dumps({{"started": True}}))
-        """,
-        run_timeout=10,
+def test_attack_privileges(client):
+    """No capability, no_new_privs, the jail's seccomp filter, a uid that is not root."""
+    out = json.loads(
+        rr(run(client, PRIVS, "python", stdin=json.dumps({"marker": "sleep"})))[
+            "stdout"
+        ].splitlines()[0]
     )
-    assert out == {"started": True}
+    assert out["NoNewPrivs"] == "1" and out["Seccomp"] == "2", out
+    assert all(int(v, 16) == 0 for k, v in out.items() if k.startswith("Cap")), out
+    assert "0" not in out["Uid"].split() and out["setuid0"] != "ok", out
+
+
+def test_attack_daemon_does_not_outlive_its_run(client, guest):
+    marker = f"sandlot-daemon-{token()}"
+    out = probe(client, DAEMON, {"marker": marker}, run_timeout=10)
+    assert out == {"parent": "exited", "daemon_up": True}, out
     deadline = time.monotonic() + 10
     while processes_with(guest, marker) and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -309,8 +282,7 @@ def test_container_like_delegated_subtree_without_systemd(guest):
         assert iso["cgroup"]["delegation"].endswith("processes moved into server/"), iso
         assert iso["cgroup"]["tree"].startswith("/sys/fs/cgroup/sandlot-"), iso
         assert rr(run(c, "print('hi')", "python"))["stdout"] == "hi\n"
-        bomb = "x = []\nwhile True:\n    x.append(b'x' * (16 << 20))\n"
-        assert rr(run(c, bomb, "python", memory_limit_MB=128))["limit"] == "memory"
+        assert rr(run(c, MEMORY_BOMB, "python", memory_limit_MB=128))["limit"] == "memory"
     pid = guest.ssh("cat /root/container.pid").stdout.strip()  # setsid, systemd-run, unshare
     guest.ssh(f"kill -TERM {pid}")  # and sh exec one another: this is the server's pid
     guest.ssh(f"while kill -0 {pid} 2>/dev/null; do sleep 1; done", timeout=120)

@@ -34,17 +34,27 @@ def unkillable(monkeypatch) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
             proc.send_signal(signal.SIGKILL)
 
 
-def watch_until_broken(box: tuple[int, subprocess.Popen[bytes]], counts: Iterator[int]) -> str:
-    """Run a watch whose wall time ends at once over the box; the SlotBroken it raises."""
+def watch_until_broken(
+    box: tuple[int, subprocess.Popen[bytes]], counts: Iterator[int], killed_all: list[int]
+) -> str:
+    """Run a watch whose wall time ends at once over the box; the SlotBroken it raises. Each
+    time it kills every process of the slot, the number of looks so far goes to killed_all."""
     pidfd, proc = box
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     in_r, in_w = os.pipe()
     server_r, server_w = os.pipe()
     spec = RunSpec(argv=("sleep",), limits=Limits(wall_time=0.01))
+    looks = 0
+
+    def count() -> int:
+        nonlocal looks
+        looks += 1
+        return next(counts)
+
     w = watch.Watch(
         pidfd, lambda: os.waitpid(proc.pid, 0)[1], spec, time.monotonic(),
-        (out_r, err_r, in_w), server_r, lambda: next(counts),
+        (out_r, err_r, in_w), server_r, count, lambda: killed_all.append(looks),
     )  # fmt: skip
     try:
         with pytest.raises(SlotBroken) as raised:
@@ -56,18 +66,21 @@ def watch_until_broken(box: tuple[int, subprocess.Popen[bytes]], counts: Iterato
 
 
 def test_a_killed_box_whose_tasks_still_fall_gets_more_time(unkillable):
-    looks = iter([300, 200, 100, 40, 40])
-    assert "(40 tasks left in its slot)" in watch_until_broken(unkillable, looks)
-    assert list(looks) == []  # looked until the count stopped falling
+    killed_all: list[int] = []
+    looks = iter([300, 200, 100, 40, 40, 40, 1])
+    assert "(40 tasks left in its slot)" in watch_until_broken(unkillable, looks, killed_all)
+    # Looked until the count stopped falling, killed every process once, looked once more.
+    assert killed_all == [5] and list(looks) == [1]
 
 
-def test_a_killed_box_whose_tasks_do_not_fall_breaks_the_slot_at_once(unkillable):
-    looks = iter([7, 7, 1])
-    assert "(7 tasks left in its slot)" in watch_until_broken(unkillable, looks)
-    assert list(looks) == [1]
+def test_a_killed_box_whose_tasks_do_not_fall_gets_one_more_kill_then_breaks(unkillable):
+    killed_all: list[int] = []
+    looks = iter([7, 7, 7, 1])
+    assert "(7 tasks left in its slot)" in watch_until_broken(unkillable, looks, killed_all)
+    assert killed_all == [2] and list(looks) == [1]
 
 
 def test_a_box_that_keeps_dying_is_given_up_on(unkillable):
     """A count that falls one task a look (a box that dies ever so slowly) is still bounded."""
     looks = iter(range(10**9, 0, -1))
-    assert "tasks left in its slot" in watch_until_broken(unkillable, looks)
+    assert "tasks left in its slot" in watch_until_broken(unkillable, looks, [])

@@ -154,7 +154,7 @@ class Spawner:
         try:
             watch = Watch(
                 pidfd, wait_status, spec, started, (out_r, err_r, in_w), self.chan.fileno(),
-                cg.task_count,
+                cg.task_count, self._kill_all,
             )  # fmt: skip
             status, outcome = watch.run()
         except BaseException:
@@ -270,13 +270,24 @@ class Spawner:
             finally:
                 os._exit(127)
 
+    def _own_pids(self) -> set[int]:
+        return {os.getpid()} | ({self.zygote.pid} if self.zygote else set())
+
+    def _kill_all(self) -> None:
+        """SIGKILL every process of the slot but the spawner and its zygote."""
+        keep = self._own_pids()
+        for p in self.cgroup.pids():
+            if p not in keep:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(p, signal.SIGKILL)
+
     def _sweep(self) -> None:
         """Reap bwrap's orphans and make sure nothing of the run is left in the slot.
 
         Killing bwrap takes its pid namespace down with everything in it; the kill loop here is
         the backstop for anything that lingers past a short grace.
         """
-        keep = {os.getpid()} | ({self.zygote.pid} if self.zygote else set())
+        keep = self._own_pids()
         start = time.monotonic()
         while True:
             _reap()

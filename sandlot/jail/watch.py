@@ -4,7 +4,10 @@ The box ends by itself, or is killed on a limit (wall time, output) or when the 
 A box that has been killed and still has not ended after KILL_GRACE seconds means a process the
 kernel cannot kill: the slot is then unusable (SlotBroken), never silently reused. While the
 slot's task count still falls, the box is dying, only slowly (hundreds of processes of a fork
-bomb on a slow or emulated machine): the grace starts again, up to KILL_GIVE_UP in all.
+bomb on a slow or emulated machine): the grace starts again, up to KILL_GIVE_UP in all. When it
+does not fall, the box's init may not have had the CPU to act on its kill yet (the bomb's
+processes have it all): every process of the box is killed directly, and the grace given once
+more.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ KILL_GIVE_UP = 60.0  # seconds a killed box may take to end, however it falls
 
 Waiter = Callable[[], int]  # returns the wait status of a box's top process
 Counter = Callable[[], int]  # returns the tasks in the box's slot
+Killer = Callable[[], None]  # SIGKILLs every process of the box's slot but the jail's own
 
 
 class ServerGone(Exception):
@@ -42,11 +46,12 @@ def kill(pidfd: int) -> None:
 class Watch:
     def __init__(
         self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
-        fds: tuple[int, int, int], server_fd: int, tasks: Counter,
+        fds: tuple[int, int, int], server_fd: int, tasks: Counter, kill_all: Killer,
     ) -> None:  # fmt: skip
         self.pidfd, self.wait_status, self.server_fd = pidfd, wait_status, server_fd
-        self.tasks = tasks
+        self.tasks, self.kill_all = tasks, kill_all
         self.tasks_left = 0  # when last counted, since the kill
+        self.killed_all = False
         self.cap = spec.limits.output
         self.out_r, self.err_r, self.in_w = fds
         self.outcome = Outcome()
@@ -89,11 +94,15 @@ class Watch:
                 self._kill(Limit.WALL_TIME)
             if now >= self.killed_at + KILL_GRACE:
                 left = self.tasks()
-                if left >= self.tasks_left or now >= self.kill_sent + KILL_GIVE_UP:
+                stuck = left >= self.tasks_left
+                if (stuck and self.killed_all) or now >= self.kill_sent + KILL_GIVE_UP:
                     raise SlotBroken(
                         f"a box survived SIGKILL for {now - self.kill_sent:.0f} s "
                         f"({left} tasks left in its slot)"
                     )
+                if stuck:
+                    self.kill_all()
+                    self.killed_all = True
                 self.tasks_left, self.killed_at = left, now
             wake = min(self.deadline, self.killed_at + KILL_GRACE)
         elif now >= self.drain_until:

@@ -7,7 +7,7 @@ an ssh tunnel: hello worlds, the limits, the main attacks, /health; then, once t
 stopped, nothing is left in the guest. A second server then runs as in a container: in a
 cgroup namespace whose /sys/fs/cgroup is a delegated subtree, with no systemd in sight.
 
-Slow (about 20 minutes from a cached image, see README); deselect with -m "not vm".
+Slow (about 7 minutes with its image cached, see README); deselect with -m "not vm".
 """
 
 from __future__ import annotations

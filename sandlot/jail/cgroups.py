@@ -118,6 +118,10 @@ class SlotCgroup:
         """Tasks charged to the slot, zombies not yet reaped included."""
         raise NotImplementedError
 
+    def remove(self) -> None:
+        """rmdir the group (it must be empty: a live box's, once its processes are gone)."""
+        raise NotImplementedError
+
 
 def open_slot(version: int, dirs: dict[str, str]) -> SlotCgroup:
     """The cgroups of a slot from where they are (what `SlotCgroup.dirs_by_key` gave)."""
@@ -185,6 +189,10 @@ class CgroupV1(SlotCgroup):
     def task_count(self) -> int:
         return int((self.dirs["pids"] / "pids.current").read_text())
 
+    def remove(self) -> None:
+        for d in self.dirs.values():
+            _rmdir(d)
+
 
 class CgroupV2(SlotCgroup):
     version = 2
@@ -243,6 +251,14 @@ class CgroupV2(SlotCgroup):
 
     def task_count(self) -> int:
         return int((self.path / "pids.current").read_text())
+
+    def remove(self) -> None:
+        _rmdir(self.path)
+
+
+def _rmdir(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.rmdir()
 
 
 def _peak_resets(cgroup: Path) -> bool:

@@ -145,7 +145,7 @@ def test_a_dead_servers_scope_is_swept(client, guest):
 def test_python_and_cpp_hello(client):
     assert rr(run(client, "print('hello')", "python"))["stdout"] == "hello\n"
     cpp = '#include <cstdio>\nint main(){ std::puts("hello"); }\n'
-    body = run(client, cpp, "cpp")
+    body = run(client, cpp, "cpp", compile_timeout=120)  # g++ under emulation
     assert body["status"] == "Success" and rr(body)["stdout"] == "hello\n", body
 
 

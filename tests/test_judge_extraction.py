@@ -8,9 +8,11 @@ import pytest
 
 from sandlot.judge import braces
 from sandlot.judge.assemble import python_solution
-from sandlot.judge.assemble_multi import _go_program, _open_scope, build_aider, declares
+from sandlot.judge.assemble_multi import build_aider, declares
+from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import extract
 from sandlot.judge.plans import JudgeConfig
+from sandlot.judge.splices import go_program
 
 # -- prose detection: a line that could be code stays (issue 17, item 2) ------------------------
 
@@ -135,11 +137,11 @@ def test_go_program_keeps_only_the_imports_the_code_uses() -> None:
         "    assert.Equal(1.0, F(-1.0))\n}\n",
     }  # fmt: skip
     body = '    // math.Abs would do; "strings" is in a literal\n    if x < 0 { return -x }\n'
-    program = _go_program(row, body + "    return x\n}\n", whole=False)
+    program = go_program(row, body + "    return x\n}\n", whole=False)
     imports = program.split("import (", 1)[1].split(")", 1)[0]
     assert '"testing"' in imports and '"github.com/stretchr/testify/assert"' in imports
     assert '"math"' not in imports and '"strings"' not in imports
-    uses_math = _go_program(row, "    return math.Abs(x)\n}\n", whole=False)
+    uses_math = go_program(row, "    return math.Abs(x)\n}\n", whole=False)
     assert '"math"' in uses_math.split(")", 1)[0]
 
 
@@ -152,7 +154,7 @@ def test_scala_whole_answer_leaves_the_object_open_and_drops_trailing_statements
         "import scala.math._\n\nobject Problem {\n    def f(x : Long) : Long = {\n        x\n"
         "    }\n}\nprintln(Problem.f(1))\nclass Helper { def g = 1 }\n"
     )
-    code = _open_scope(braces.drop_main(answer, "scala"), prompt, "scala")
+    code = dialect("scala").mp_whole(braces.drop_main(answer, "scala"), prompt)
     assert code.rstrip().endswith("x\n    }")  # the tests' `}` close the object
     assert "println(Problem" not in code and "class Helper { def g = 1 }" in code
     assert code.index("class Helper") < code.index("object Problem {")
@@ -161,15 +163,15 @@ def test_scala_whole_answer_leaves_the_object_open_and_drops_trailing_statements
 def test_java_answer_cut_off_inside_its_class_keeps_its_members() -> None:
     prompt = "import java.util.*;\nclass Main {\n    public static long f(long x) {\n"
     cut = "import java.util.*;\nclass Problem {\n    public static long f(long x) {\n"
-    code = _open_scope(cut + "        return x;\n    }\n\n", prompt, "java")
+    code = dialect("java").mp_whole(cut + "        return x;\n    }\n\n", prompt)
     assert code.count("class ") == 1 and code.startswith("import java.util.*;\nclass Main {")
     assert code.rstrip().endswith("return x;\n    }")
 
 
 def test_java_bare_method_answer_is_put_in_the_prompt_class() -> None:
     prompt = "import java.util.*;\nclass Main {\n    public static long f(long x) {\n"
-    code = _open_scope("import java.io.*;\npublic static long f(long x) { return x; }", prompt,
-                       "java")  # fmt: skip
+    code = dialect("java").mp_whole("import java.io.*;\npublic static long f(long x) { return x; }",
+                                    prompt)  # fmt: skip
     assert code.startswith("import java.io.*;\nclass Main {\n")
 
 

@@ -12,7 +12,8 @@ import pytest
 
 from sandlot.errors import NotFound
 from sandlot.judge import Datasets, braces
-from sandlot.judge.assemble_multi import build_aider, class_path_jar
+from sandlot.judge.aider import class_path_jar
+from sandlot.judge.assemble_multi import build_aider
 from sandlot.judge.checkers import Checker
 from sandlot.judge.datasets import BadDataset, DatasetSpec
 from sandlot.judge.extract import extract
@@ -358,13 +359,13 @@ def test_csharp_tests_write_the_seal_at_the_end_of_their_main() -> None:
 
 
 def test_every_jest_skip_form_runs_in_the_aider_benchmark() -> None:
-    from sandlot.judge.assemble_multi import _unskipped
+    from sandlot.judge.aider import unskipped
 
     skipped = ("xtest('a', f); xit('b', f); xdescribe('c', f); test.skip('d', f);\n"
                "it.skip ('e', f); describe.skip('f', f); fixit('g'); maxit('h')")  # fmt: skip
     enabled = ("test('a', f); it('b', f); describe('c', f); test('d', f);\n"
                "it ('e', f); describe('f', f); fixit('g'); maxit('h')")  # fmt: skip
-    assert _unskipped(skipped) == enabled
+    assert unskipped(skipped) == enabled
     job = _assemble(
         "aider_polyglot", "javascript/phone-number", "```js\nexport const clean = 1\n```"
     )

@@ -17,6 +17,7 @@ from typing import Any
 from sandlot.errors import InvalidRequest
 from sandlot.judge import braces, guards, harnesses, reports
 from sandlot.judge.checkers import Checker
+from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
 
@@ -33,12 +34,6 @@ PY_IMPORTS = (
 )
 PY_TAIL_MARKERS = ('\nif __name__ == "__main__"', "\nif __name__ == '__main__'",
                    "\nif __name__==", "\n# Example usage", "\n# Test", "\n```")  # fmt: skip
-CPP_HEADERS = "".join(
-    f"#include <{h}>\n"
-    for h in ("stdlib.h", "algorithm", "math.h", "stdio.h", "vector", "string", "climits",
-              "cstring", "iostream", "map", "set", "unordered_map", "unordered_set", "numeric",
-              "sstream", "cassert", "cmath", "utility", "tuple", "stack", "queue", "deque")
-)  # fmt: skip
 
 
 def ensure_json(value: Any) -> Any:
@@ -208,23 +203,11 @@ def build_cruxeval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
                                                run_timeout=p.get("run_timeout")))  # fmt: skip
 
 
-# CRUXEval-X: how each language's test calls the function; `????` is the blank.
-CRUX_X_CALLS = {
-    "cpp": "candidate(????)", "csharp": "F(????)", "D_ut": "candidate(????)",
-    "go_test": "candidate(????)", "java": "f(????)", "julia": "candidate(????)",
-    "nodejs": "candidate(????)", "lua": "candidate(????)", "php": "candidate(????)",
-    "python": "candidate(????)", "perl": "$candidate->(????)", "R": "candidate(????)",
-    "ruby": "candidate.call(????)", "racket": "(candidate ????)", "rust": "candidate(????)",
-    "scala": "f(????)", "bash": "$(candidate ????)", "swift": "f(????)",
-    "typescript": "candidate(????)",
-}  # fmt: skip
-
-
 def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Assembled:
     """The answer in the blank of the row's test in its language (the id's prefix), as
     SandboxFusion fills it: an input answer that is not already the call becomes one."""
     lang = "_".join(str(row["id"]).split("_")[:-1])
-    call = CRUX_X_CALLS.get(lang)
+    call = dialect(lang).crux_call
     if call is None:
         raise InvalidRequest(f"cruxeval_x: row {row['id']!r} names no known language")
     language = p.get("resolve", lambda x: x)(lang)
@@ -292,10 +275,12 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     template = test["code"]
     resolved = p.get("resolve", lambda x: x)(language)
     slot = template.find("#<INSERT>")
-    if resolved in ("java", "csharp") and slot >= 0:
+    d = dialect(resolved)
+    if d.slot_members and slot >= 0:
         code = class_members(code, template, slot, resolved)
-    if resolved == "java" and "javatuples" not in code:
-        template = template.replace("import org.javatuples.*;\n", "")
+    for marker, line in d.optional_imports:
+        if marker not in code:
+            template = template.replace(line, "")
     if resolved == "python":
         template = _unittest_result(template)
     program_template, sealed = guards.guard_end(template, resolved)
@@ -306,8 +291,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         full, answer_end = f"{code}\n{program_template}", len(code) + 1
     if sealed:
         full = guards.with_start(full, resolved)
-    forbidden = ("exit(0)",) if p.get("mbxp") and language in ("python", "cpp") else ()
-    markers = (b"FAILURE",) if resolved == "racket" else ()
+    forbidden = dialect(language).mbxp_forbidden if p.get("mbxp") else ()
     files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
     if resolved == "python":
         checked = re.search(r"^\w*check\((\w+)\)\s*$", template, re.M)
@@ -316,7 +300,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
                                             run_timeout=p.get("run_timeout"), forbidden=forbidden,
                                             fetch=fetch, entry=entry))  # fmt: skip
     program = Program(language, full, template, files=files, run_timeout=p.get("run_timeout"),
-                      forbidden=forbidden, fail_markers=markers, seal=sealed,
+                      forbidden=forbidden, fail_markers=d.fail_markers, seal=sealed,
                       fetch=fetch)  # fmt: skip
     return Assembled(ex, program)
 

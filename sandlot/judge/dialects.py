@@ -1,0 +1,168 @@
+"""What judging knows of each language, one row per language: how its functions are declared,
+how an answer and its tests make one program (per dataset family), its guard of the seal, and how
+its test framework reports failure.
+
+Keyed by the row's name in sandlot/languages/table.py (which says how to compile and run it);
+a language unknown here is judged with the defaults (C-like declarations, no guard: judged on
+its exit). Adding a language to judging is one row here plus its tests; logic only one language
+needs is a named function in splices.py, aider.py or guard_texts.py that its row references.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sandlot.judge import aider, guard_texts, harnesses, splices
+from sandlot.judge.extract import Extracted
+from sandlot.judge.guard_texts import MainGuard, ScriptGuard
+from sandlot.judge.plans import Assembled
+from sandlot.judge.splices import Row
+
+# C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`, D's `Tuple!(long, long)`,
+# C#'s `(int, string)`), the name, its parameters, and no `;` after them on that line; a
+# statement that calls it starts with a keyword or has `=`, `(`, `<<`... before the name.
+C_DECLARATION = (
+    r"^[ \t]*(?!(?:return|else|case|throw|new|delete|co_return|yield|await)\b)"
+    r"(?:(?:[A-Za-z_][\w:<>,.\[\]*&?]*(?:!(?:\([^()\n]*\)|\w+)[\[\]*&]*)?"
+    r"|\([\w<>,.\[\]? ]*\))[ \t]+)+"
+    r"[*&]?{n}\s*\([^;]*$"
+)
+# Headers HumanEval-X's C++ tests use without including them.
+CPP_HEADERS = "".join(
+    f"#include <{h}>\n"
+    for h in ("stdlib.h", "algorithm", "math.h", "stdio.h", "vector", "string", "climits",
+              "cstring", "iostream", "map", "set", "unordered_map", "unordered_set", "numeric",
+              "sstream", "cassert", "cmath", "utility", "tuple", "stack", "queue", "deque")
+)  # fmt: skip
+
+# (row, answer's code, whether it is a whole solution, the guarded tests) -> the program
+Splice = Callable[[Row, str, bool, str], str]
+AiderBuilder = Callable[[Row, str, Extracted], Assembled]
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    name: str
+    # How a function `{n}` is declared (a call never looks like it): whole answer or body?
+    declaration: str = C_DECLARATION
+    # Sealing (guards.py): a row with a driver (its `harness` in the language table) is sealed
+    # by the executor; else by its guard, if it has one; else the program is judged on its exit.
+    driven: bool = False
+    guard: ScriptGuard | MainGuard | None = None
+    # What the test framework prints when a test fails though it exits 0.
+    fail_markers: tuple[bytes, ...] = ()
+    # HumanEval-X: the tests as they run (`hx_tests`), the program (`hx_head` + `hx_splice`).
+    hx_tests: Callable[[str], str] | None = None
+    hx_head: str = ""
+    hx_splice: Splice = splices.hx_default
+    # MultiPL-E: text replaced in prompt and tests (what sandlot runs differs from its harness);
+    # a whole answer reshaped for the prompt's scope (code, prompt) -> code; a whole answer's
+    # program when prelude + answer + tests is not one (prompt, code, tests) -> program.
+    mp_renames: tuple[tuple[str, str], ...] = ()
+    mp_whole: Callable[[str, str], str] | None = None
+    mp_program: Callable[[str, str, str], str] | None = None
+    # CRUXEval-X: how the row's test calls the function; `????` is the blank.
+    crux_call: str | None = None
+    # `#<INSERT>` slots (MBXP, HumanEvalDS...): a slot inside the test's class takes an answer's
+    # class members; imports (marker, line) dropped unless the answer names the marker; what an
+    # MBXP answer may not say.
+    slot_members: bool = False
+    optional_imports: tuple[tuple[str, str], ...] = ()
+    mbxp_forbidden: tuple[str, ...] = ()
+    # aider polyglot: its exercise's program, and a host file it needs (path, Debian package).
+    aider: AiderBuilder | None = None
+    aider_needs: tuple[str, str] | None = None
+
+
+_JS_DECLARATION = r"\bfunction\s*\*?\s*{n}\b|\b{n}\s*=(?!=)"
+_GO_DECLARATION = r"\bfunc\s+(\([^)]*\)\s*)?{n}\b"
+
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (
+    Dialect("python", declaration=r"^\s*(async\s+)?def\s+{n}\b", driven=True,
+            crux_call="candidate(????)", mbxp_forbidden=("exit(0)",), aider=aider.python),
+    Dialect("nodejs", declaration=_JS_DECLARATION + r"|^\s*(async\s+)?{n}\s*\([^)]*\)\s*\{{",
+            driven=True, hx_head=harnesses.JS_STRICT_ASSERT, hx_splice=splices.hx_whole,
+            crux_call="candidate(????)", aider=aider.javascript),
+    Dialect("typescript", declaration=_JS_DECLARATION, driven=True,
+            crux_call="candidate(????)"),
+    Dialect("cpp", guard=MainGuard("sandlot_seal::end();", guard_texts.cpp_start),
+            hx_head=CPP_HEADERS, hx_splice=splices.hx_cpp, crux_call="candidate(????)",
+            mbxp_forbidden=("exit(0)",), aider=aider.cpp),
+    Dialect("java", guard=MainGuard("SandlotSeal.end();", guard_texts.java_start),
+            hx_splice=splices.hx_whole,
+            # sandlot runs class Main; MultiPL-E's harness names it Problem. Its prompts import
+            # org.javatuples (Pair, Triplet...): the java row has it.
+            mp_renames=(("class Problem", "class Main"),), mp_whole=splices.java_open_class,
+            crux_call="f(????)", slot_members=True,
+            optional_imports=(("javatuples", "import org.javatuples.*;\n"),),
+            aider=aider.java,
+            # What the exercises need beyond their language row (from its apt packages).
+            aider_needs=("/usr/share/java/assertj-core.jar", "libassertj-core-java")),
+    Dialect("csharp", guard=MainGuard("SandlotSeal.End();", guard_texts.csharp_start),
+            mp_whole=splices.csharp_open_class, crux_call="F(????)", slot_members=True),
+    Dialect("scala", declaration=r"\bdef\s+{n}\b",
+            guard=MainGuard("SandlotSeal.end()", guard_texts.scala_start),
+            mp_whole=splices.scala_open_object, crux_call="f(????)"),
+    Dialect("rust", declaration=r"\bfn\s+{n}\b",
+            guard=MainGuard("sandlot_seal_end(&sandlot_seal);", guard_texts.rust_start),
+            hx_tests=splices.rust_tests_as_main, hx_splice=splices.hx_rust,
+            crux_call="candidate(????)", aider=aider.rust),
+    Dialect("go", declaration=_GO_DECLARATION, aider=aider.go),
+    Dialect("go_test", declaration=_GO_DECLARATION, hx_splice=splices.hx_go,
+            mp_program=splices.go_whole_multiple, crux_call="candidate(????)"),
+    Dialect("kotlin", declaration=r"\bfun\s+{n}\b"),
+    Dialect("D_ut", crux_call="candidate(????)"),
+    Dialect("julia", crux_call="candidate(????)"),
+    Dialect("swift", crux_call="f(????)"),
+    Dialect("php", declaration=r"\bfunction\s+&?{n}\b", guard=ScriptGuard(
+        "<?php ${v} = (function () {{ $s = file_get_contents('{seal}'); @unlink('{seal}'); "
+        '@unlink(__FILE__); return function () use ($s) {{ fwrite(STDOUT, $s . $s . "\\n"); '
+        "fflush(STDOUT); }}; }})();\n",
+        "(${v})();", place_end=guard_texts.php_end, place_start=guard_texts.php_start),
+        mp_whole=splices.php_untagged, crux_call="candidate(????)"),
+    Dialect("perl", declaration=r"\bsub\s+{n}\b", guard=ScriptGuard(
+        "my ${v} = do {{ open(my $f, '<', '{seal}'); local $/; my $s = <$f> // ''; close $f; "
+        "unlink '{seal}', $0; sub {{ syswrite STDOUT, $s . $s . \"\\n\" }} }};\n",
+        "${v}->();"), crux_call="$candidate->(????)"),
+    Dialect("R", declaration=r"\b{n}\s*(<-|=)\s*function\b", guard=ScriptGuard(
+        ".{v} <- local({{ s <- readChar('{seal}', 200); unlink('{seal}'); "
+        "a <- sub('^--file=', '', grep('^--file=', commandArgs(), value = TRUE)); unlink(a); "
+        "function() cat(s, s, '\\n', sep = '') }})\n",
+        ".{v}()"), crux_call="candidate(????)"),
+    Dialect("bash", declaration=r"^\s*(function\s+)?{n}\s*\(\s*\)|^\s*function\s+{n}\b",
+            guard=ScriptGuard('{v}=$(< {seal}); rm -f {seal} "$0"\n',
+                          'printf \'%s%s\\n\' "${v}" "${v}"'),
+            crux_call="$(candidate ????)"),
+    Dialect("racket", declaration=r"\(define\s+\(\s*{n}\b", guard=ScriptGuard(
+        '(define {v} (let ([s (file->string "{seal}")]) (delete-file "{seal}") '
+        '(lambda () (write-string (string-append s s "\\n")) (flush-output))))\n',
+        "({v})"),
+        fail_markers=(b"FAILURE",),  # rackunit reports, exits 0
+        crux_call="(candidate ????)"),
+    Dialect("kotlin_script", guard=ScriptGuard(
+        'val {v}: () -> Unit = run {{ val f = java.io.File("{seal}"); val s = f.readText(); '
+        'f.delete(); {{ -> print(s + s + "\\n"); System.out.flush() }} }}\n',
+        "{v}()")),
+    Dialect("ruby", declaration=r"\bdef\s+(self\.)?{n}\b", guard=ScriptGuard(
+        "{v} = begin; s = File.binread('{seal}'); File.delete('{seal}'); "
+        'File.delete(__FILE__) rescue nil; o = STDOUT; lambda {{ o.write(s + s + "\\n"); '
+        "o.flush }}; end\n",
+        "{v}.call",
+        # test-unit runs its tests at exit, after any last line: run them there instead.
+        own_end="Test::Unit::AutoRunner.need_auto_run = false\n"
+                "exit(Test::Unit::AutoRunner.run ? ({v}.call; 0) : 1)",
+        pick_end=guard_texts.uses_test_unit), crux_call="candidate.call(????)"),
+    Dialect("lua", declaration=r"\bfunction\s+([\w.:]+[.:])?{n}\b|\b{n}\s*=(?!=)",
+            guard=ScriptGuard(
+        "local {v} = (function() local f = io.open('{seal}', 'rb'); local s = f and f:read('a') "
+        "or ''; if f then f:close() end; os.remove('{seal}'); os.remove(arg[0]); "
+        "local out, exit = io.stdout, os.exit; return function(code) if code == 0 then "
+        "out:write(s .. s .. '\\n'); out:flush() end; exit(code) end end)()\n",
+        "{v}(0)", place_end=guard_texts.lua_end), crux_call="candidate(????)"),
+)}  # fmt: skip
+
+
+def dialect(language: str) -> Dialect:
+    """The row of `language` (a language table row's name), or the defaults."""
+    return DIALECTS.get(language) or Dialect(language)

@@ -1,0 +1,295 @@
+"""What the judge's guards (guards.py) put in a program, per kind of language: the source text
+of the compiled languages' guards, and where each kind puts its reading and its writing of the
+seal. The language rows (dialects.py) say which kind and text is theirs.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sandlot.executor.seal import SEAL_FILE as SEAL
+from sandlot.judge import braces
+
+NAME = "__SANDLOT_SEAL_NAME__"  # in an end statement, until the start draws the name
+
+_CPP_START = """\
+#include <cstdio>
+// sandlot's guard (sandlot/judge/guards.py): the run's secret, read and removed before any
+// static initializer runs, written by the tests' main alone.
+class sandlot_seal {
+    static char text[80];
+    static void (*read)();
+    static void end() {
+        std::fputs(text, stdout);
+        std::fputs(text, stdout);
+        std::fputs("\\n", stdout);
+        std::fflush(stdout);
+    }
+    friend int main(%s);
+};
+char sandlot_seal::text[80];
+__attribute__((section(".preinit_array"), used)) void (*sandlot_seal::read)() = [] {
+    if (std::FILE* f = std::fopen("%s", "rb")) {
+        sandlot_seal::text[std::fread(sandlot_seal::text, 1, 79, f)] = 0;
+        std::fclose(f);
+    }
+    std::remove("%s");
+};
+"""
+
+_JAVA_SEAL = """
+// sandlot's guard (sandlot/judge/guards.py)
+final class SandlotSeal {
+    private static String text = "";
+    private static boolean spent;
+
+    static boolean read() {
+        try {
+            java.nio.file.Path path = java.nio.file.Paths.get("%s");
+            text = new String(java.nio.file.Files.readAllBytes(path), "ISO-8859-1");
+            java.nio.file.Files.delete(path);
+        } catch (Exception e) {
+            text = "";
+        }
+        return true;
+    }
+
+    // Only the tests' main, called by the JVM, writes the seal; any other call spends it.
+    static void end() {
+        java.util.List<String> frames = StackWalker.getInstance().walk(s -> s.map(
+            f -> f.getMethodName()).collect(java.util.stream.Collectors.toList()));
+        boolean ok = !spent && frames.size() == 2 && frames.get(1).equals("main");
+        spent = true;
+        if (!ok) return;
+        try {
+            java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+            out.write((text + text + "\\n").getBytes("ISO-8859-1"));
+            out.flush();
+        } catch (Exception e) {
+            return;
+        }
+    }
+}
+"""
+
+_CSHARP_SEAL = """
+// sandlot's guard (sandlot/judge/guards.py)
+static class SandlotSeal {
+    static string text = "";
+    static bool read, spent;
+
+    public static bool Read() {
+        if (read) return true;
+        read = true;
+        try {
+            text = System.IO.File.ReadAllText("%s");
+            System.IO.File.Delete("%s");
+        } catch (System.Exception) {
+            text = "";
+        }
+        return true;
+    }
+
+    // Only the tests' Main, called by the runtime, writes the seal; any other call spends it.
+    public static void End() {
+        var frames = new System.Diagnostics.StackTrace().GetFrames();
+        bool ok = !spent && frames.Length == 2 && frames[1].GetMethod().Name == "Main";
+        spent = true;
+        if (!ok) return;
+        System.Console.Out.Flush();
+        var bytes = System.Text.Encoding.ASCII.GetBytes(text + text + "\\n");
+        using (var stdout = System.Console.OpenStandardOutput()) {
+            stdout.Write(bytes, 0, bytes.Length);
+        }
+    }
+}
+"""
+
+_SCALA_SEAL = """
+// sandlot's guard (sandlot/judge/guards.py)
+object SandlotSeal {
+  private var text = ""
+  private var spent = false
+
+  def read(): Boolean = {
+    try {
+      val path = java.nio.file.Paths.get("%s")
+      text = new String(java.nio.file.Files.readAllBytes(path), "ISO-8859-1")
+      java.nio.file.Files.delete(path)
+    } catch { case _: Exception => text = "" }
+    true
+  }
+
+  // Only the tests' main, called by the JVM, writes the seal; any other call spends it.
+  def end(): Unit = {
+    val frames = Thread.currentThread.getStackTrace.map(_.getMethodName).toList.drop(2)
+    val ok = !spent && frames == List("main", "main")
+    spent = true
+    if (ok) {
+      val out = new java.io.FileOutputStream(java.io.FileDescriptor.out)
+      out.write((text + text + "\\n").getBytes("ISO-8859-1"))
+      out.flush()
+    }
+  }
+}
+"""
+
+_RUST_SEAL = """
+// sandlot's guard (sandlot/judge/guards.py)
+#[allow(dead_code)]
+fn sandlot_seal_read() -> Vec<u8> {
+    let text = std::fs::read("%s").unwrap_or_default();
+    let _ = std::fs::remove_file("%s");
+    text
+}
+
+#[allow(dead_code)]
+fn sandlot_seal_end(text: &[u8]) {
+    use std::io::Write;
+    let mut out = std::io::stdout();
+    let _ = out.write_all(&[text, text, b"\\n"].concat());
+    let _ = out.flush();
+}
+"""
+
+
+_TYPE = re.compile(r"^[ \t]*(?:[\w\[\]]+\s+)*(?:class|object)\s+\w+[^{;]*\{", re.M)
+
+
+def _appended(body: str, end: str) -> str:
+    return f"{body}\n{end}\n"
+
+
+def _first_statement(program: str, start: str) -> str:
+    """`start` as the program's first statement: after a `#lang` line or a shebang."""
+    lang = re.search(r"^#lang [^\n]*\n?", program, re.M)  # a module's first line, wherever
+    if lang is not None:
+        return f"{program[: lang.end()].rstrip()}\n{start}{program[lang.end() :]}"
+    first, _, rest = program.partition("\n")
+    if first.startswith("#!"):
+        return f"{first}\n{start}{rest}"
+    return start + program
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptGuard:
+    """A scripting language's guard: `start` reads the secret into a closure bound to `{v}` (a
+    name drawn per submission) and removes it and the program's own file (which holds the tests);
+    `end` calls it. `place_end(body, end)` and `place_start(program, start)` put them in."""
+
+    start: str
+    end: str
+    place_end: Callable[[str, str], str] = _appended
+    place_start: Callable[[str, str], str] = _first_statement
+    # The end for tests that `pick_end(test)` says need their own (test-unit's runs at exit).
+    own_end: str = ""
+    pick_end: Callable[[str], bool] | None = None
+
+    def guard_end(self, test: str, language: str) -> tuple[str, bool]:
+        own = self.pick_end is not None and self.pick_end(test)
+        end = (self.own_end if own else self.end).replace("{v}", NAME)
+        return self.place_end(test.rstrip(), end), True
+
+    def with_start(self, program: str) -> str:
+        v = "sandlot_" + secrets.token_hex(8)
+        start = self.start.format(v=v, seal=SEAL)
+        return self.place_start(program.replace(NAME, v), start)
+
+
+@dataclass(frozen=True, slots=True)
+class MainGuard:
+    """A compiled language's guard: `end` is the last statement of the tests' main; `start(program,
+    end)` puts the reading where nothing of the answer runs before it."""
+
+    end: str
+    start: Callable[[str, str], str]
+
+    def guard_end(self, test: str, language: str) -> tuple[str, bool]:
+        guarded = braces.at_end_of_main(test, language, self.end)
+        return (test, False) if guarded is None else (guarded, True)
+
+    def with_start(self, program: str) -> str:
+        return self.start(program, self.end)
+
+
+# -- where the scripting languages' ends and starts go, where not the default -----------------
+
+_LUAUNIT_END = re.compile(r"os\.exit\(\s*lu\.LuaUnit\.run\(\s*\)\s*\)\s*$")
+
+
+def lua_end(body: str, end: str) -> str:
+    """luaunit's exit passes its result to the guard's exit, which writes the seal on 0."""
+    if _LUAUNIT_END.search(body):
+        return _LUAUNIT_END.sub(f"{NAME}(lu.LuaUnit.run())", body) + "\n"
+    return _appended(body, end)
+
+
+def php_end(body: str, end: str) -> str:
+    """Inside a closing `?>`, which would print what follows it."""
+    if body.endswith("?>"):
+        return f"{body[:-2].rstrip()}\n{end}\n?>\n"
+    return _appended(body, end)
+
+
+def php_start(program: str, start: str) -> str:
+    """Inside PHP's opening tag (the guard's start opens it)."""
+    rest = program.lstrip()
+    return start + (rest[len("<?php") :] if rest.startswith("<?php") else program)
+
+
+def uses_test_unit(test: str) -> bool:
+    return "test/unit" in test
+
+
+# -- where the compiled languages' guards go ---------------------------------------------------
+
+
+def cpp_start(program: str, end: str) -> str:
+    main = braces.main_span(program, "cpp")
+    params = re.search(r"main\s*\(([^)]*)\)", program[main[0] :]) if main else None
+    friend = "" if params is None or params.group(1).strip() in ("", "void") else "int, char**"
+    return _CPP_START % (friend, SEAL, SEAL) + program
+
+
+def rust_start(program: str, end: str) -> str:
+    read = "let sandlot_seal = sandlot_seal_read();"
+    return braces.at_start_of_main(program, "rust", read) + _RUST_SEAL % (SEAL, SEAL)
+
+
+def _in_holder(program: str, end: str, first: str, seal: str) -> str:
+    """`first` (the reading) as the first static member of the class or object that holds the
+    tests' main (its `end`), and the guard's class after the program."""
+    opening = _holder(program, program.rfind(end))
+    if opening is None:
+        return program + seal
+    return f"{program[:opening]}\n    {first}\n{program[opening:]}{seal}"
+
+
+def java_start(program: str, end: str) -> str:
+    first = "static final boolean sandlotSealRead = SandlotSeal.read();"
+    return _in_holder(program, end, first, _JAVA_SEAL % SEAL)
+
+
+def scala_start(program: str, end: str) -> str:
+    first = "private val sandlotSealRead = SandlotSeal.read()"
+    return _in_holder(program, end, first, _SCALA_SEAL % SEAL)
+
+
+def csharp_start(program: str, end: str) -> str:
+    # and first in Main: the runtime may run initializers lazily
+    program = braces.at_start_of_main(program, "csharp", "SandlotSeal.Read();")
+    first = "static readonly bool sandlotSealRead = SandlotSeal.Read();"
+    return _in_holder(program, end, first, _CSHARP_SEAL % (SEAL, SEAL))
+
+
+def _holder(program: str, at: int) -> int | None:
+    """Just after the `{` of the innermost class or object whose body holds position `at`."""
+    blanked = braces.blank(program)
+    for m in reversed(list(_TYPE.finditer(blanked, 0, at))):
+        end = braces.closing(blanked, m.end() - 1)
+        if end is None or end >= at:
+            return m.end()
+    return None

@@ -26,6 +26,7 @@ from sandlot import install
 from sandlot.config import Config
 from sandlot.executor import CodeRequest, Execution, Executor
 from sandlot.languages import LANGUAGES, Language, Registry
+from sandlot.languages.hello import HELLO_WORLDS
 from sandlot.languages.table import JAVAC_SAMPLE, JVM_START
 from sandlot.service import Service
 from tests.test_languages import HELLO
@@ -289,7 +290,7 @@ def test_run_step_is_the_box_execute_runs(service):
     spec = asyncio.run(executor.run_step(req))
     assert spec is not None and spec.argv == ("./main",) and "main" in spec.files
     outcome = asyncio.run(executor.run_box(spec))
-    assert outcome.ok and outcome.stdout == b"hello\n"
+    assert outcome.ok and outcome.stdout == HELLO_WORLDS["c"].output.encode()
     assert asyncio.run(executor.run_step(CodeRequest(language="c", code="int main(){"))) is None
 
 

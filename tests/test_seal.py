@@ -10,6 +10,7 @@ import pytest
 from sandlot.executor import seal
 from sandlot.executor.guards import frameworks
 from sandlot.judge import guards
+from sandlot.judge.dialects import DIALECTS, dialect
 from sandlot.languages import LANGUAGES
 
 SECRET = seal.new()
@@ -46,6 +47,40 @@ def test_the_driven_languages_are_the_rows_with_a_driver() -> None:
     assert {row.name for row in LANGUAGES if row.harness} == guards.DRIVEN
     assert {row.guard for row in LANGUAGES if row.guard} == {"pytest", "jest", "junit", "go_test",
                                                                "catch2", "D"}  # fmt: skip
+
+
+def test_every_judging_row_is_a_language_row() -> None:
+    """A misspelt key would judge its language with the defaults (unsealed, C-like)."""
+    assert set(DIALECTS) <= {row.name for row in LANGUAGES}
+    assert all(name == d.name for name, d in DIALECTS.items())
+
+
+@pytest.mark.parametrize("language", ["", "nosuch", "__class__", "get", "python\n", "PYTHON"])
+def test_a_language_unknown_to_judging_is_judged_on_its_exit(language: str) -> None:
+    d = dialect(language)
+    assert d.guard is None and not d.driven and d.name == language
+    assert guards.guard_end("check()\n", language) == ("check()\n", False)
+    assert guards.with_start("check()\n", language) == "check()\n"
+
+
+@pytest.mark.parametrize("language", sorted(n for n, d in DIALECTS.items() if d.guard))
+def test_every_guard_row_seals_its_tests(language: str) -> None:
+    main = {
+        "cpp": "int main() {\n    check();\n}\n",
+        "rust": "fn main() {\n    check();\n}\n",
+        "java": "public class Main {\n    public static void main(String[] a) {\n"
+        "        check();\n    }\n}\n",
+        "csharp": "class P {\n    static void Main() {\n        check();\n    }\n}\n",
+        "scala": "object P {\n  def main(args: Array[String]) = {\n    check()\n  }\n}\n",
+    }
+    guarded, sealed = guards.guard_end(main.get(language, "check()\n"), language)
+    assert sealed and guarded.rstrip().endswith(("}", "?>")) == (language in main)
+    one = guards.with_start(guarded, language)
+    assert guards.SEAL in one and "__SANDLOT_SEAL_NAME__" not in one
+    if language not in main:  # a script reads it in its first statement
+        assert one.index(guards.SEAL) < one.rindex("check")
+    else:  # written after the tests, in their main
+        assert one.index("check") < one.rindex(dialect(language).guard.end) < one.rindex("}")
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """languages — the table of what sandlot can run: one row per language, data only.
 
-Adding a language is one row in `table.py` plus its tests; the engine has no per-language code.
+Adding a language is one row in `table.py`, its hello world in `hello.py`, plus its tests; the
+engine has no per-language code (judging's per-language knowledge: sandlot/judge/dialects.py).
 """
 
 from sandlot.languages.registry import Language, Registry

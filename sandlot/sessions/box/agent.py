@@ -8,6 +8,7 @@ event. The server checks all of it again: the box's code can kill, stop or imper
 agent, and can only ever harm its own session by doing so.
 """
 
+import math
 import os
 import sys
 import time
@@ -64,6 +65,7 @@ class Execution:
         self.budget = int(op["max_output"])
         self.asked_at = None  # an interrupt was wanted
         self.interrupted_at = None  # and sent
+        self.sigint_at = None  # when to send it, once the program is known to run
         self.timed_out = False
         self.truncated = False
         self.errors = 0
@@ -96,6 +98,8 @@ class Execution:
             self.timed_out = not self.truncated
             self.asked_at = now
             return "interrupt"
+        if self.interrupted_at is None and self.sigint_at is not None and now >= self.sigint_at:
+            return "interrupt"
         if now >= self.wake():
             return "restart"
         return None
@@ -112,7 +116,7 @@ class Execution:
         if self.asked_at is None:
             return self.deadline
         if self.interrupted_at is None:
-            return self.asked_at + START_GRACE
+            return min(self.asked_at + START_GRACE, self.sigint_at or math.inf)
         return self.interrupted_at + INTERRUPT_GRACE
 
     def end(self, status, **extra):

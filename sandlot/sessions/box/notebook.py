@@ -9,6 +9,11 @@ import time
 import zmq
 from kernel import KernelProcess
 
+# A SIGINT sent as the kernel announces a cell can land in ipykernel's own code before the cell
+# runs, where it is lost with the execution's reply: an interrupt waits this long after the
+# announcement.
+SETTLE = 0.2
+
 
 class Notebook:
     def __init__(self, link):
@@ -18,6 +23,7 @@ class Notebook:
         self.msg_id = None
         self.reply = None
         self.idle = self.running = False
+        self.running_since = 0.0
 
     def describe(self):
         return {"kernel": "python3", "language_version": platform.python_version()}
@@ -43,11 +49,17 @@ class Notebook:
             self._sigint()
 
     def _sigint(self):
-        """SIGINT once the kernel runs the cell: before, it would be lost (the kernel ignores it
-        while idle)."""
-        if self.running and self.current.interrupted_at is None:
-            self.current.interrupted_at = time.monotonic()
-            self.kernel.signal(signal.SIGINT)
+        """SIGINT once the kernel has run the cell for SETTLE: before, it would be lost (the
+        kernel ignores it while idle, and drops the execution if it lands in its own code)."""
+        current = self.current
+        if not self.running or current.interrupted_at is not None:
+            return
+        now = time.monotonic()
+        if now < self.running_since + SETTLE:
+            current.sigint_at = self.running_since + SETTLE  # the clock sends it then
+            return
+        current.interrupted_at = now
+        self.kernel.signal(signal.SIGINT)
 
     def restart(self):
         current = self.current
@@ -133,7 +145,7 @@ class Notebook:
         elif kind == "status" and content.get("execution_state") == "idle":
             self.idle = True
         elif kind == "execute_input":  # the kernel runs the cell now
-            self.running = True
+            self.running, self.running_since = True, time.monotonic()
             if self.current.asked_at is not None:
                 self._sigint()
 

@@ -84,10 +84,17 @@ class LiveBox:
     # -- state -------------------------------------------------------------------------------
 
     def alive(self) -> bool:
-        """Whether the box's init still runs (its pidfd turns readable when it has ended)."""
-        if self.closed or self._pidfd < 0:
+        """Whether the box's init still runs (its pidfd turns readable when it has ended).
+        Not while another thread holds the lock: that is `close()` or `kill()` at work, which
+        may close the pidfd meanwhile (and this is asked from the event loop: never wait)."""
+        if not self._lock.acquire(blocking=False):
             return False
-        return not select.select([self._pidfd], [], [], 0)[0]
+        try:
+            if self.closed or self._pidfd < 0:
+                return False
+            return not select.select([self._pidfd], [], [], 0)[0]
+        finally:
+            self._lock.release()
 
     def reading(self) -> Reading:
         """Memory in use, OOM kills and CPU time so far, of everything in the box."""

@@ -186,6 +186,9 @@ def main() -> None:
         try:
             wait_ping(url, proc, log)
             report = measure(url, args.requests, args.pool, proc.pid)
+        except httpx.HTTPError:
+            sys.stderr.write(f"the server's log, last lines:\n{log.read_text()[-4000:]}\n")
+            raise
         finally:
             stop_server(proc)
     load = os.getloadavg()[0]

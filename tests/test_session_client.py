@@ -7,7 +7,6 @@ import asyncio
 import importlib.util
 import sys
 import threading
-import time
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -123,11 +122,16 @@ def test_tool_sessions_one_per_trajectory(server):
 def test_create_waits_out_a_full_server(server):
     with Client(server.url) as sb:
         held = [sb.session("bash") for _ in range(3)]
-        threading.Timer(1.0, held[0].close).start()
-        started = time.monotonic()
+        closing = threading.Event()
+
+        def close_one() -> None:
+            closing.set()
+            held[0].close()
+
+        threading.Timer(1.0, close_one).start()
         with sb.session("bash") as late:  # 429 at first: retried after Retry-After
+            assert closing.is_set(), "created while the server was full"
             assert late.run("echo in").stdout == "in\n"
-        assert time.monotonic() - started >= 1.0
         for s in held:
             s.close()
 

@@ -17,6 +17,7 @@ import contextlib
 import os
 import signal
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,40 +88,43 @@ def _remove_tree(path: Path) -> None:
                 time.sleep(0.01)
 
 
-class SlotCgroup:
+class SlotCgroup(ABC):
     """The cgroups of one slot. Subclasses speak cgroup v1 or v2."""
 
     version: int
 
+    @abstractmethod
     def dirs_by_key(self) -> dict[str, str]:
         """Where the slot's cgroups are: per v1 controller, or "" for the v2 directory."""
-        raise NotImplementedError
+        ...
 
-    def join(self, pid: int) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def join(self, pid: int) -> None: ...
 
-    def set_limits(self, memory: int, pids: int) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def set_limits(self, memory: int, pids: int) -> None: ...
 
-    def read(self) -> Reading:
-        raise NotImplementedError
+    @abstractmethod
+    def read(self) -> Reading: ...
 
-    def reset_peak(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def reset_peak(self) -> None: ...
 
-    def peak(self) -> int:
-        raise NotImplementedError
+    @abstractmethod
+    def peak(self) -> int: ...
 
-    def pids(self) -> list[int]:
-        raise NotImplementedError
+    @abstractmethod
+    def pids(self) -> list[int]: ...
 
+    @abstractmethod
     def task_count(self) -> int:
         """Tasks charged to the slot, zombies not yet reaped included."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def remove(self) -> None:
         """rmdir the group (it must be empty: a live box's, once its processes are gone)."""
-        raise NotImplementedError
+        ...
 
 
 def open_slot(version: int, dirs: dict[str, str]) -> SlotCgroup:

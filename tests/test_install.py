@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from sandlot import install
+from sandlot.install import SetupError, apt, process
 from tests.conftest import ROOT
 
 # What apt printed when ca-certificates-java failed to configure on a fresh Debian 12 (its JVM
@@ -36,30 +36,30 @@ E: Sub-process /usr/bin/dpkg returned an error code (1)
 
 
 def test_apt_failure_shows_the_failing_package_and_not_the_noise_after_it():
-    shown = install.apt_errors(APT_OUTPUT.splitlines())
+    shown = apt.apt_errors(APT_OUTPUT.splitlines())
     assert "# A fatal error has been detected by the Java Runtime Environment:" in shown
     assert "dpkg: error processing package ca-certificates-java (--configure):" in shown
     assert shown[-1] == "E: Sub-process /usr/bin/dpkg returned an error code (1)"
     assert not any("update-alternatives" in line for line in shown)
-    assert install.APT_DPKG_FAILED.search("\n".join(shown))  # what triggers the one retry
+    assert apt.APT_DPKG_FAILED.search("\n".join(shown))  # what triggers the one retry
 
 
 def test_a_failed_command_says_why_in_its_own_words():
     script = "echo noise; echo 'E: Unable to locate package nosuch' >&2; echo more noise; exit 100"
-    with pytest.raises(install.SetupError) as err:
-        install.run(["sh", "-c", script], excerpt=install.apt_errors)
+    with pytest.raises(SetupError) as err:
+        process.run(["sh", "-c", script], excerpt=apt.apt_errors)
     assert str(err.value).endswith("exited with 100:\nE: Unable to locate package nosuch")
-    assert install.APT_STALE.search(str(err.value))  # what triggers apt-get update and a retry
+    assert apt.APT_STALE.search(str(err.value))  # what triggers apt-get update and a retry
 
 
 def test_a_long_command_reports_progress(monkeypatch):
-    monkeypatch.setattr(install, "HEARTBEAT", 0.2)
+    monkeypatch.setattr(process, "HEARTBEAT", 0.2)
     seen: list[str] = []
-    token = install._progress.set(seen.append)
+    token = process._progress.set(seen.append)
     try:
-        out = install.run(["sh", "-c", "echo first; echo working >&2; sleep 1; echo last"])
+        out = process.run(["sh", "-c", "echo first; echo working >&2; sleep 1; echo last"])
     finally:
-        install._progress.reset(token)
+        process._progress.reset(token)
     assert out == "first\nlast\n"  # stdout alone, whole
     assert seen and all(line.startswith("`sh -c echo first;") for line in seen)
     assert any(line.endswith(": working") for line in seen)
@@ -67,21 +67,21 @@ def test_a_long_command_reports_progress(monkeypatch):
 
 def test_a_quick_command_is_quiet():
     seen: list[str] = []
-    token = install._progress.set(seen.append)
+    token = process._progress.set(seen.append)
     try:
-        assert install.run(["echo", "hi"]) == "hi\n"
+        assert process.run(["echo", "hi"]) == "hi\n"
     finally:
-        install._progress.reset(token)
+        process._progress.reset(token)
     assert seen == []
 
 
 def test_apt_rounds_put_the_certificate_stores_first():
-    rounds = install.apt_rounds(["openjdk-17-jdk-headless", "g++"])
+    rounds = apt.apt_rounds(["openjdk-17-jdk-headless", "g++"])
     flat = [pkg for batch in rounds for pkg in batch]
     assert flat[-2:] == ["openjdk-17-jdk-headless", "g++"] and len(rounds[-1]) == 2
     if "ca-certificates-java" in flat:
         assert rounds.index(["ca-certificates-java"]) < len(rounds) - 1
-    assert install.apt_rounds(["bubblewrap"])[-1] == ["bubblewrap"]
+    assert apt.apt_rounds(["bubblewrap"])[-1] == ["bubblewrap"]
 
 
 def test_setup_languages_from_the_environment():

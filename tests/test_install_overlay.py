@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandlot.install import replace_dir
+from sandlot.install.files import replace_dir
 
 pytestmark = pytest.mark.root  # mounts an overlay
 

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from sandlot import install
 from sandlot.config import Config
 from sandlot.executor import CodeRequest, Execution, Executor
+from sandlot.install import Setup
+from sandlot.install.jvm import ensure_cds
 from sandlot.languages import LANGUAGES, Language, Registry
 from sandlot.languages.hello import HELLO_WORLDS
 from sandlot.languages.table import JAVAC_SAMPLE, JVM_START
@@ -273,9 +274,9 @@ def test_setup_records_javacs_archive_and_javac_maps_it(tmp_path):
     current, and javac loads its own classes from it."""
     row = next(r for r in LANGUAGES if r.name == "java")
     tmp_path.chmod(0o755)
-    setup = install.Setup(tmp_path, (row,), log=lambda line: None)
-    assert "javac.jsa recorded" in install.ensure_cds(setup)
-    assert "already present" in install.ensure_cds(setup)
+    setup = Setup(tmp_path, (row,), log=lambda line: None)
+    assert "javac.jsa recorded" in ensure_cds(setup)
+    assert "already present" in ensure_cds(setup)
     (tmp_path / "Main.java").write_text(HELLO["java"])
     argv = [a.replace("-Xlog:cds*=off:stderr", "-Xlog:class+load:stdout")
             for a in row.argv(row.compile, str(tmp_path), 1024)]  # fmt: skip

@@ -13,7 +13,7 @@ from sandlot.judge import braces
 Row = dict[str, Any]
 
 # Crates every HumanEval-X Rust declaration `use`s (`use rand::Rng; use regex::Regex; use md5;`),
-# though few tasks need them: the rust row has them (install.py builds them).
+# though few tasks need them: the rust row has them (install/rust.py builds them).
 _RUST_CRATE_USES = re.compile(r"^use (rand|regex|md5)\b(?:::(\w+))?.*$", re.M)
 
 

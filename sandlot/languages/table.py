@@ -134,13 +134,13 @@ JAVA_CLASS = (
 JARS = 'cp=classes:.; for j in *.jar; do [ -e "$j" ] && cp="$cp:$j"; done'
 # Crates Rust programs may use without cargo (HumanEval-X's rand, regex and md5; the aider
 # polyglot exercises' rand, time and anyhow): Debian's sources, built offline by `sandlot setup`
-# into {runtime}/rust-crates (install.py) and found there by name (`--extern NAME`).
+# into {runtime}/rust-crates (install/rust.py) and found there by name (`--extern NAME`).
 RUST_CRATES = {"rand": "0.8", "regex": "1", "md5": "0.7", "time": "0.3", "anyhow": "1"}
 RUST_CRATES_DIR = "{runtime}/rust-crates"
 RUSTC = ("/usr/bin/rustc", "--edition", "2021", "-L", RUST_CRATES_DIR,
          *(f"--extern={name}" for name in RUST_CRATES))  # fmt: skip
 # Catch2 v2 (Debian's catch2): its main compiled once and its header precompiled by `sandlot
-# setup` (install.py), with exactly these flags (a precompiled header fits only its flags).
+# setup` (install/catch2.py), with exactly these flags (a precompiled header fits only its flags).
 CATCH2_DIR = "{runtime}/catch2"
 CATCH2_FLAGS = ("-std=c++17", "-O2")
 GPU_MISSING = (
@@ -171,7 +171,7 @@ LANGUAGES: tuple[Language, ...] = (
         warm=True,
         summary="CPython with numpy, pandas, scipy, sympy, pytest, requests, bs4, lxml, "
         "matplotlib, seaborn, pillow, cryptography, sortedcontainers and networkx (pinned: "
-        "install.py)",
+        "install/python.py)",
     ),
     Language(
         name="pytest",

@@ -37,7 +37,7 @@ BOOT_TIMEOUT = 900.0
 BARE = os.environ.get("SANDLOT_VM_BARE") == "1"
 SRC = "/root/sandlot"  # where the guest has the repository
 # What `make setup` depends on: a change to any of them means a set-up from scratch.
-SETUP_FILES = ("Makefile", "pyproject.toml", "scripts/vm/setup-image.sh", "sandlot/install.py",
+SETUP_FILES = ("Makefile", "pyproject.toml", "scripts/vm/setup-image.sh", "sandlot/install",
                "sandlot/languages")  # fmt: skip
 
 

@@ -1,0 +1,83 @@
+"""`sandlot setup`: installs on a Debian 12 host, as root, what the languages table needs.
+
+Every step checks before it acts (dpkg's status, stamp files that hold the spec a runtime was
+built from), so a rerun on a complete machine reads a few files, asks dpkg once and installs
+nothing. Go's runtimes are built beside their final place and renamed into it, and every stamp
+is written last, so an interrupted run leaves nothing that a rerun mistakes for done.
+
+Only the standard library and the languages table are imported: this runs before the server's
+own dependencies are known to work.
+
+The steps, in the order STEPS runs them: `apt.py` (Debian's packages), `python.py` (the sandbox
+Python), `go.py` (the toolchain and its warm build cache), `node.py` (npm packages, jest's
+files), `jvm.py` (class-data archives), `rust.py` (crates), `catch2.py` (its main and header).
+What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands),
+`files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a step concern).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from sandlot.install.apt import ensure_apt
+from sandlot.install.catch2 import ensure_catch2
+from sandlot.install.go import ensure_go, ensure_go_cache
+from sandlot.install.jvm import ensure_cds
+from sandlot.install.node import ensure_npm
+from sandlot.install.process import _progress
+from sandlot.install.python import ensure_python
+from sandlot.install.rows import rows_using, rows_with, select_rows
+from sandlot.install.rust import ensure_rust_crates
+from sandlot.install.step import Setup, SetupError, Step
+from sandlot.languages.table import CATCH2_DIR
+
+__all__ = ["STEPS", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
+
+STEPS: tuple[Step, ...] = (
+    Step("apt packages", None, ensure_apt),
+    Step("sandbox python", frozenset({"python", "pytest"}), ensure_python),
+    Step("go toolchain", rows_using("{runtime}/go"), ensure_go),
+    Step("go build cache", rows_using("{runtime}/go-cache"), ensure_go_cache),
+    Step("npm packages", rows_with("npm"), ensure_npm),
+    Step("JVM class-data archives", rows_with("cds"), ensure_cds),
+    Step("rust crates", frozenset({"rust"}), ensure_rust_crates),
+    Step("catch2", rows_using(CATCH2_DIR), ensure_catch2),
+)
+
+
+# --- entry points ------------------------------------------------------------------------------
+
+
+def install(
+    languages: list[str] | None = None,
+    runtime_dir: str = "/opt/sandlot",
+    log: Callable[[str], None] = print,
+) -> list[str]:
+    """Install what the chosen language rows (all when None) need; return one line per step."""
+    setup = Setup(Path(runtime_dir), select_rows(languages, runtime_dir), log)
+    done: list[str] = []
+    for step in STEPS:
+        if step.needed_by is not None and not step.needed_by & setup.names():
+            line = f"{step.name}: skipped (no selected language needs it)"
+        else:
+            line = f"{step.name}: {run_step(step, setup)}"
+        log(line)
+        done.append(line)
+    # Chosen, but no step of ours can install them: one line, not one per row.
+    absent = [row.name for row in setup.rows if row.unavailable and row.missing(runtime_dir)]
+    if absent:
+        line = f"not installed by setup (`sandlot languages` says why): {', '.join(absent)}"
+        log(line)
+        done.append(line)
+    return done
+
+
+def run_step(step: Step, setup: Setup) -> str:
+    token = _progress.set(lambda text: setup.log(f"{step.name}: {text}"))
+    try:
+        return step.ensure(setup)
+    except (SetupError, OSError) as exc:
+        raise SetupError(f"step '{step.name}' failed: {exc}") from exc
+    finally:
+        _progress.reset(token)

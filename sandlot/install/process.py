@@ -1,0 +1,95 @@
+"""Running the installer's commands: output kept for the error, progress on long ones, and
+the unprivileged uid a runtime is checked as."""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import selectors
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from sandlot.install.step import SetupError
+
+CHECK_UID = 65534  # nobody: proves a runtime works for a uid that owns none of it
+PATH = "/usr/bin:/bin"
+HEARTBEAT = 30.0  # seconds of a long command between two progress lines
+
+
+# Where run() reports the progress of a long command: set per step by run_step.
+_progress: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "progress", default=None
+)
+
+
+def run(
+    argv: list[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    excerpt: Callable[[list[str]], list[str]] | None = None,
+) -> str:
+    """Run a command, returning its output; on failure raise with the part of its output that
+    says why (`excerpt`, by default the last lines). A long command reports progress: every
+    HEARTBEAT seconds, its latest line of output."""
+    # Unbuffered, so that a Python tool's progress (pip's) comes as it goes, not at its end.
+    env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
+    try:
+        proc = subprocess.Popen(
+            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+    except OSError as exc:
+        raise SetupError(f"cannot run {argv[0]}: {exc}") from exc
+    with proc:  # closes both pipes
+        stdout, lines = _drain(proc, argv, _progress.get())
+    if proc.wait() != 0:
+        shown = (excerpt or tail)(lines) or tail(lines)
+        raise SetupError(f"`{' '.join(argv)}` exited with {proc.returncode}:\n" + "\n".join(shown))
+    return stdout
+
+
+def _drain(
+    proc: subprocess.Popen[bytes], argv: list[str], report: Callable[[str], None] | None
+) -> tuple[str, list[str]]:
+    """Read both pipes to their end: stdout, and the lines of both in the order they came."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd = proc.stdout.fileno()
+    data: dict[int, bytearray] = {out_fd: bytearray(), proc.stderr.fileno(): bytearray()}
+    unsplit = {fd: 0 for fd in data}  # where each stream's unfinished line starts
+    lines: list[str] = []
+    started = last_report = time.monotonic()
+    with selectors.DefaultSelector() as sel:
+        for pipe in (proc.stdout, proc.stderr):
+            sel.register(pipe, selectors.EVENT_READ)
+        while sel.get_map():
+            for key, _ in sel.select(timeout=HEARTBEAT):
+                fd = key.fd
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                data[fd] += chunk
+                end = len(data[fd]) if not chunk else data[fd].rfind(b"\n") + 1
+                if end > unsplit[fd]:
+                    text = data[fd][unsplit[fd] : end].decode(errors="replace")
+                    lines.extend(line.rstrip() for line in text.splitlines() if line.strip())
+                    unsplit[fd] = end
+            now = time.monotonic()
+            if report is not None and now - last_report >= HEARTBEAT:
+                last_report = now
+                latest = f": {lines[-1].strip()[:120]}" if lines else ""
+                what = " ".join([Path(argv[0]).name, *argv[1:3]])
+                report(f"`{what}` still running after {now - started:.0f} s{latest}")
+    return data[out_fd].decode(errors="replace"), lines
+
+
+def tail(lines: list[str]) -> list[str]:
+    return lines[-25:]
+
+
+def as_nobody(argv: list[str]) -> list[str]:
+    """The argv that runs `argv` as an unprivileged uid with no groups, as the jail's uids are."""
+    ids = str(CHECK_UID)
+    return ["setpriv", f"--reuid={ids}", f"--regid={ids}", "--clear-groups", *argv]

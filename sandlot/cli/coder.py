@@ -125,9 +125,6 @@ def code_cmd(
 ) -> None:
     """Edit with Aider on a new branch in a worktree, prove it with the tests in the sandbox,
     feed failures back; exit 0 only when the tests pass."""
-    from sandlot.coder.loop import prepare, run_task
-
-    cfg = load_config(config, slots=1)
     task = CodeTask(
         repo=repo, message=message, files=list(files or ()), read=list(read or ()),
         model=model, edit_format=edit_format, test_cmd=test_cmd, max_attempts=max_attempts,
@@ -135,6 +132,17 @@ def code_cmd(
         attempt_timeout=timeout, test_timeout=test_timeout, keep_worktree=keep_worktree,
         llm_grace=llm_grace, stream=stream,
     )  # fmt: skip
+    result = _run(task, sandbox_url, config)
+    _report(result, output, as_json)
+    raise typer.Exit(EXIT.get(result.status, 1))
+
+
+def _run(task: CodeTask, sandbox_url: str | None, config: Path | None) -> CodeResult:
+    """The task's attempts against a sandbox (a server, or one in this process), logged to
+    stderr; a failure to start is the command's error."""
+    from sandlot.coder.loop import prepare, run_task
+
+    cfg = load_config(config, slots=1)
     try:
         prep = prepare(task, cfg.runtime_dir)
         from sandlot.cli.sandbox import sandbox  # the client or a Service: only when used
@@ -143,20 +151,18 @@ def code_cmd(
     except SandlotError as exc:
         raise fail(str(exc)) from None
     try:
-        if box.problem and not ask:
+        if box.problem and not task.ask:
             raise fail(
                 f"the sandbox cannot run the tests here: {box.problem}; run as root after "
                 "`sandlot setup`, or point --sandbox-url (SANDBOX_FUSION_URL) at a sandlot server"
             )
-        result = run_task(
+        return run_task(
             prep, box.run, log=lambda line: err.print(f"[dim]{line}[/dim]", highlight=False)
         )
     except SandlotError as exc:
         raise fail(str(exc)) from None
     finally:
         box.close()
-    _report(result, output, as_json)
-    raise typer.Exit(EXIT.get(result.status, 1))
 
 
 def _report(result: CodeResult, output: Path | None, as_json: bool) -> None:

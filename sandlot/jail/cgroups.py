@@ -1,11 +1,16 @@
 """Per-slot cgroups: memory (the memory verdict), pids, and CPU accounting, on cgroup v1 or v2.
 
-One slot's spawner process joins its cgroups once at start-up; every run it forks inherits them,
-so no run pays a cgroup migration (research/isolation.md §2.3). The spawner itself stays in the
-group, so limits and readings are taken relative to its own baseline. For the same reason a
-run's leftovers are killed by pid (its pid namespace, then the spawner's sweep): v2's
-`cgroup.kill` would kill the spawner too. It clears whole trees instead, when a jail closes and
-when the tree of a dead server is swept.
+One slot's spawner process joins its cgroups once at start-up, so that it never pays a cgroup
+migration per run (research/isolation.md §2.3).
+
+- v1: every run the spawner forks inherits the slot's cgroups; the spawner stays in them, so
+  limits and readings are taken relative to its own baseline, a run's leftovers are killed by
+  pid, and the peak is reset per run (memory.max_usage_in_bytes).
+- v2: the spawner and its zygote sit in a leaf of the slot (`spawner/`), and each run in a
+  cgroup made for it alone (`run/`), which its box's first process enters as it is built. That
+  cgroup's memory.peak is the run's, on every kernel (memory.peak cannot be reset before Linux
+  6.12); its cgroup.kill ends the run's processes and nothing else. For zygote-built boxes the
+  migration happens when the box is built ahead of its run, off the run's clock.
 
 On cgroup v2 the tree sits in a cgroup the server may manage (cgroupfs.delegate). CPU time
 comes from `cpu.stat`, which every v2 cgroup has without the cpu controller.
@@ -21,11 +26,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.errors import JailUnavailable
+from sandlot.errors import JailUnavailable, SlotBroken
 from sandlot.jail import cgroupfs
 from sandlot.jail.cgroupfs import LEAF, V2_CONTROLLERS, V2_ENABLE, explained, write
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+SPAWNER_LEAF = "spawner"  # v2: a slot's spawner and zygote
+RUN_LEAF = "run"  # v2: the processes of a slot's current (or next) run
 LIMIT_SLACK = 2 << 20  # a memory limit this close to the one in force is left as it is
 
 
@@ -36,6 +43,15 @@ class Reading:
     memory_usage: int
     oom_kills: int
     cpu_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunGroup:
+    """The cgroup one run's processes are charged to."""
+
+    cgroup: SlotCgroup
+    enter: str = ""  # a cgroup.procs the box's first process writes itself into ("": born there)
+    shared: bool = True  # the slot's spawner and zygote are in it too: kept, their CPU subtracted
 
 
 def _active_swap() -> list[str]:
@@ -126,12 +142,26 @@ class SlotCgroup(ABC):
         """rmdir the group (it must be empty: a live box's, once its processes are gone)."""
         ...
 
+    def kill(self, keep: set[int]) -> None:
+        """SIGKILL every process in the group but those of `keep`."""
+        for p in self.pids():
+            if p not in keep:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(p, signal.SIGKILL)
+
+    def run_group(self) -> RunGroup:
+        """Where the slot's next run is charged: here, beside the spawner (v1)."""
+        return RunGroup(self)
+
+    def end_run(self, group: RunGroup) -> None:  # noqa: B027 - v1's run group is the slot
+        """Forget a run's group once its processes are gone and reaped."""
+
 
 def open_slot(version: int, dirs: dict[str, str]) -> SlotCgroup:
     """The cgroups of a slot from where they are (what `SlotCgroup.dirs_by_key` gave)."""
     if version == 1:
         return CgroupV1({key: Path(d) for key, d in dirs.items()})
-    return CgroupV2(Path(dirs[""]))
+    return SlotV2(Path(dirs[""]))
 
 
 class CgroupV1(SlotCgroup):
@@ -199,12 +229,12 @@ class CgroupV1(SlotCgroup):
 
 
 class CgroupV2(SlotCgroup):
+    """One v2 cgroup: a run's, or a live box's."""
+
     version = 2
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._peak_fd: int | None = None  # opened where it is used: in the spawner
-        self._peak_resets = False
         self._limits: tuple[int, int] | None = None
 
     def dirs_by_key(self) -> dict[str, str]:
@@ -231,27 +261,23 @@ class CgroupV2(SlotCgroup):
             cpu_ns=int(stat[stat.index("usage_usec") + 1]) * 1000,
         )
 
-    def _peak_file(self) -> int:
-        # Linux >= 6.12: a write to memory.peak restarts the peak seen through that descriptor.
-        # Before, memory.peak is read-only, the slot's peak since it was made: exact for a run
-        # that set it, an upper bound for any other (README, "Known limits").
-        # (Root may open it for writing there too; the write then fails with EINVAL.)
-        if self._peak_fd is None:
-            self._peak_resets = _peak_resets(self.path)
-            mode = os.O_RDWR if self._peak_resets else os.O_RDONLY
-            self._peak_fd = os.open(self.path / "memory.peak", mode | os.O_CLOEXEC)
-        return self._peak_fd
-
     def reset_peak(self) -> None:
-        fd = self._peak_file()
-        if self._peak_resets:
-            os.write(fd, b"reset\n")
+        """Nothing to do: a run's cgroup is made for it, so its memory.peak is the run's."""
 
     def peak(self) -> int:
-        return int(os.pread(self._peak_file(), 64, 0))
+        try:
+            return int((self.path / "memory.peak").read_text())
+        except FileNotFoundError:  # Linux < 5.19: what it holds now, a lower bound (/health)
+            return int((self.path / "memory.current").read_text())
 
     def pids(self) -> list[int]:
         return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+
+    def kill(self, keep: set[int]) -> None:
+        if keep or not (self.path / "cgroup.kill").exists():  # cgroup.kill: Linux >= 5.14
+            super().kill(keep)
+            return
+        write(self.path / "cgroup.kill", 1)  # also what forks while it is killed
 
     def task_count(self) -> int:
         return int((self.path / "pids.current").read_text())
@@ -260,24 +286,41 @@ class CgroupV2(SlotCgroup):
         _rmdir(self.path)
 
 
+class SlotV2(CgroupV2):
+    """A slot on cgroup v2: the spawner and zygote in one leaf, each run in a fresh one (the
+    module's docstring says why). Readings here cover the whole slot; a run's are its group's."""
+
+    def join(self, pid: int) -> None:
+        write(self.path / SPAWNER_LEAF / "cgroup.procs", pid)
+
+    def pids(self) -> list[int]:
+        return [
+            int(p) for procs in self.path.glob("*/cgroup.procs") for p in procs.read_text().split()
+        ]
+
+    def run_group(self) -> RunGroup:
+        leaf = self.path / RUN_LEAF
+        try:
+            if leaf.exists():  # a spawner that died mid-run left it: end what is in it
+                _kill_tree(leaf, 2)
+                _remove_tree(leaf)
+            leaf.mkdir()
+            if (leaf / "memory.swap.max").exists():
+                write(leaf / "memory.swap.max", 0)
+        except OSError as exc:
+            raise SlotBroken(f"cannot make a cgroup for the run: {exc}") from exc
+        return RunGroup(CgroupV2(leaf), enter=str(leaf / "cgroup.procs"), shared=False)
+
+    def end_run(self, group: RunGroup) -> None:
+        try:
+            group.cgroup.remove()
+        except OSError as exc:  # its processes are gone (swept): only a kernel problem is left
+            raise SlotBroken(f"cannot remove the run's cgroup: {exc}") from exc
+
+
 def _rmdir(path: Path) -> None:
     with contextlib.suppress(FileNotFoundError):
         path.rmdir()
-
-
-def _peak_resets(cgroup: Path) -> bool:
-    """Whether a write to its memory.peak restarts the peak (Linux >= 6.12)."""
-    try:
-        fd = os.open(cgroup / "memory.peak", os.O_RDWR | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        os.write(fd, b"reset\n")
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 # -- the tree -----------------------------------------------------------------------------------
@@ -297,7 +340,7 @@ class CgroupTree:
                     v1[ctrl] = cgroupfs.located(m, own.get(ctrl, "/")) / f"sandlot-{instance}"
         self.delegation = "the server's own cgroup"
         self.swap = ""
-        self.peak_resets = True
+        self.peak_file = True  # v2: memory.peak exists (Linux >= 5.19)
         if all(c in v1 for c in V1_CONTROLLERS):
             self.version = 1
             self.roots: dict[str, Path] = v1
@@ -319,7 +362,20 @@ class CgroupTree:
         return V1_CONTROLLERS if self.version == 1 else V2_CONTROLLERS
 
     def create(self, slot: int) -> SlotCgroup:
-        return self.child(f"slot-{slot}")
+        name = f"slot-{slot}"
+        group = self.child(name)
+        if not isinstance(group, CgroupV2):
+            return group
+        # The slot holds no process itself, so that it may enable controllers for its leaves.
+        try:
+            control = group.path / "cgroup.subtree_control"
+            with explained(control, "write"):
+                write(control, V2_ENABLE)
+            with explained(group.path / SPAWNER_LEAF, "create"):
+                (group.path / SPAWNER_LEAF).mkdir(exist_ok=True)
+        except OSError as exc:
+            raise JailUnavailable(f"cannot create the cgroup {name}: {exc}") from exc
+        return SlotV2(group.path)
 
     def child(self, name: str) -> SlotCgroup:
         """A child group of the jail's, named (a slot's, or a live box's)."""
@@ -339,7 +395,7 @@ class CgroupTree:
                 d.mkdir(exist_ok=True)
             if not self.swap:
                 self.swap = _swap_policy(d / "memory.swap.max", "= 0")
-                self.peak_resets = _peak_resets(d)
+                self.peak_file = (d / "memory.peak").exists()
             if (d / "memory.swap.max").exists():
                 with explained(d / "memory.swap.max", "write"):
                     write(d / "memory.swap.max", 0)
@@ -366,11 +422,12 @@ class CgroupTree:
 
     def info(self) -> dict[str, object]:
         """What the jail got, for /health."""
-        peak = (
-            "per run"
-            if self.version == 1 or self.peak_resets
-            else "the slot's peak so far: this kernel cannot reset memory.peak (Linux < 6.12)"
-        )
+        if self.version == 1:
+            peak = "per run"
+        elif self.peak_file:
+            peak = "per run (each run in a cgroup of its own)"
+        else:
+            peak = "a lower bound: what a run holds at its end (memory.peak needs Linux >= 5.19)"
         return {
             "version": self.version,
             "controllers": list(self.controllers),

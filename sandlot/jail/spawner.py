@@ -1,10 +1,11 @@
 """The per-slot spawner: a small single-threaded process that runs one box at a time.
 
-It joins its slot's cgroups once, becomes a child subreaper (bwrap leaves its inner init to be
-reaped by someone), and then serves runs sent by the jail over a socket: write the files, have
-the slot's zygote start the run in a box (or fork, drop to the slot uid and exec bwrap), drain
-output under caps, enforce the wall clock, kill and sweep whatever is left, read files back,
-wipe the work dir, report an Outcome, and have the zygote build the next box.
+It joins its slot's cgroups once (on v2 a run gets a cgroup of its own: cgroups.py), becomes a
+child subreaper (bwrap leaves its inner init to be reaped by someone), and then serves runs sent
+by the jail over a socket: write the files, have the slot's zygote start the run in a box (or
+fork, drop to the slot uid and exec bwrap), drain output under caps, enforce the wall clock, kill
+and sweep whatever is left, read files back, wipe the work dir, report an Outcome, and have the
+zygote build the next box.
 
 Run as `python -m sandlot.jail FD`; FD carries the frames of `wire.py`, first a Start with the
 slot's config. The spawner holds nothing a box can reach: a box gets its stdio and, for
@@ -13,7 +14,6 @@ bubblewrap, the seccomp filter, and no other descriptor.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import resource
@@ -25,7 +25,7 @@ import traceback
 
 from sandlot.errors import JailError, SlotBroken
 from sandlot.jail import bwrap, wire, workdir
-from sandlot.jail.cgroups import SlotCgroup, open_slot
+from sandlot.jail.cgroups import RunGroup, SlotCgroup, open_slot
 from sandlot.jail.seccomp import filter_fd
 from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
 from sandlot.jail.watch import ServerGone, Waiter, Watch, kill
@@ -35,9 +35,10 @@ from sandlot.jail.zygotes import Zygote, box_request, read_all, rlimits, run_req
 PR_SET_PDEATHSIG = 1
 PR_SET_NAME = 15
 PR_SET_CHILD_SUBREAPER = 36
-# Processes a run needs beyond the program's own: the spawner and, per path, bwrap and its
-# init, or the zygote and the box's init.
-JAIL_PIDS = 4
+# Processes a run needs beyond the program's own: per path, bwrap and its init, or the box's
+# init; and in a cgroup the run shares with its slot (v1), the spawner and the zygote too.
+RUN_PIDS = 2
+JAIL_PIDS = RUN_PIDS + 2
 SWEEP_GRACE = 0.2
 SWEEP_DEADLINE = 5.0
 
@@ -66,11 +67,12 @@ class Stages:
 
 
 class Spawner:
-    def __init__(self, config: SlotConfig, chan: wire.Channel, cgroup: SlotCgroup) -> None:
+    def __init__(self, config: SlotConfig, chan: wire.Channel, slot: SlotCgroup) -> None:
         self.config = config
         self.chan = chan
-        self.cgroup = cgroup
+        self.slot = slot
         self.zygote: Zygote | None = None
+        self._next: RunGroup | None = None  # the group the box built ahead is in
 
     # -- one run -------------------------------------------------------------------------------
 
@@ -78,15 +80,18 @@ class Spawner:
         cfg = self.config
         clock = Stages()
         self._wipe()
+        group, self._next = self._next or self.slot.run_group(), None
         try:
             workdir.write_files(cfg.layout.workdir, spec.files, cfg.uid, cfg.gid)
             clock.lap("files")
-            outcome = self._run_box(spec, clock)
+            outcome = self._run_box(spec, clock, group)
         finally:
             self._wipe()
+        self.slot.end_run(group)  # not on a failure: the next group is made once that is cleared
         clock.lap("wipe")
         if cfg.boxes == "zygote":  # nothing else runs in this slot: a box may wait
-            self._prepare_next(spec)
+            self._next = self.slot.run_group()
+            self._prepare_next(spec, self._next)
         clock.lap("prepare")
         outcome.stages = {**clock.stages, **{f"cpu_{k}": v for k, v in clock.cpu.items()}}
         return outcome
@@ -109,7 +114,7 @@ class Spawner:
     def check_clean(self) -> str | None:
         """Why this slot cannot serve, if a previous spawner left something behind."""
         try:
-            self._sweep()
+            self._sweep(RunGroup(self.slot))
             self._wipe()
         except SlotBroken as exc:
             return str(exc)
@@ -117,44 +122,20 @@ class Spawner:
             return f"the work dir {self.config.layout.workdir} is not mounted"
         return None
 
-    def _run_box(self, spec: RunSpec, clock: Stages) -> Outcome:
+    def _run_box(self, spec: RunSpec, clock: Stages, group: RunGroup) -> Outcome:
         cfg, limits = self.config, spec.limits
-        cg = self.cgroup
+        cg = group.cgroup
         before = cg.read()
-        cg.set_limits(memory=before.memory_usage + limits.memory, pids=limits.pids + JAIL_PIDS)
+        pids = limits.pids + (JAIL_PIDS if group.shared else RUN_PIDS)
+        cg.set_limits(memory=before.memory_usage + limits.memory, pids=pids)
         cg.reset_peak()
-        own_cpu = resource.getrusage(resource.RUSAGE_SELF)
+        own_cpu = _own_cpu()
         clock.lap("limits")
-
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        in_r, in_w = os.pipe()
-        setup_r, setup_w = os.pipe()  # EOF: the box is built; bytes: why it could not be
-        ends = (in_r, out_w, err_w, setup_w)
-        try:
-            start = self._start_zygote if self._zygote_builds(spec) else self._start_bwrap
-            pidfd, wait_status, cost = start(spec, ends)
-        finally:
-            for fd in ends:
-                os.close(fd)
-        clock.lap("start")
-        clock.cpu.update(cost)
-        started = time.monotonic()
-        failure = read_all(setup_r)
-        os.close(setup_r)
-        clock.lap("setup")
-        if failure:
-            kill(pidfd)
-            wait_status()
-            for fd in (out_r, err_r, in_w, pidfd):
-                os.close(fd)
-            self._sweep()
-            raise JailError(f"cannot build the box: {failure.decode(errors='replace')}")
-
+        pidfd, wait_status, (out_r, err_r, in_w), started = self._start_box(spec, clock, group)
         try:
             watch = Watch(
                 pidfd, wait_status, spec, started, (out_r, err_r, in_w), self.chan.fileno(),
-                cg.task_count, self._kill_all,
+                cg.task_count, lambda: self._kill_all(group),
             )  # fmt: skip
             status, outcome = watch.run()
         except BaseException:
@@ -166,13 +147,10 @@ class Spawner:
                 os.close(fd)
         outcome.wall_time = time.monotonic() - started
         clock.lap("run")
-        self._sweep()
+        self._sweep(group)
         clock.lap("sweep")
         after = cg.read()
-        own_after = resource.getrusage(resource.RUSAGE_SELF)
-        own_ns = int(
-            (own_after.ru_utime + own_after.ru_stime - own_cpu.ru_utime - own_cpu.ru_stime) * 1e9
-        )
+        own_ns = int((_own_cpu() - own_cpu) * 1e9) if group.shared else 0
         outcome.cpu_time = max(0, after.cpu_ns - before.cpu_ns - own_ns) / 1e9
         outcome.memory_peak = max(0, cg.peak() - before.memory_usage)
         _decode_status(status, outcome)
@@ -187,13 +165,47 @@ class Spawner:
             clock.lap("fetch")
         return outcome
 
-    def _start_bwrap(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter, dict]:
+    def _start_box(
+        self, spec: RunSpec, clock: Stages, group: RunGroup
+    ) -> tuple[int, Waiter, tuple[int, int, int], float]:
+        """Start the run's box: its pidfd, how to wait for it, our ends of its stdout, stderr
+        and stdin, and when its clock started; JailError, with nothing left, if the box could
+        not be built."""
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        in_r, in_w = os.pipe()
+        setup_r, setup_w = os.pipe()  # EOF: the box is built; bytes: why it could not be
+        ends = (in_r, out_w, err_w, setup_w)
+        try:
+            start = self._start_zygote if self._zygote_builds(spec) else self._start_bwrap
+            pidfd, wait_status, cost = start(spec, ends, group)
+        finally:
+            for fd in ends:
+                os.close(fd)
+        clock.lap("start")
+        clock.cpu.update(cost)
+        started = time.monotonic()
+        failure = read_all(setup_r)
+        os.close(setup_r)
+        clock.lap("setup")
+        if failure:
+            kill(pidfd)
+            wait_status()
+            for fd in (out_r, err_r, in_w, pidfd):
+                os.close(fd)
+            self._sweep(group)
+            raise JailError(f"cannot build the box: {failure.decode(errors='replace')}")
+        return pidfd, wait_status, (out_r, err_r, in_w), started
+
+    def _start_bwrap(
+        self, spec: RunSpec, ends: tuple[int, ...], group: RunGroup
+    ) -> tuple[int, Waiter, dict]:
         """Fork and exec bwrap; returns a pidfd of the box's top process and how to wait for it."""
         sc_fd = filter_fd(self.config.seccomp)
         argv = bwrap.command(self.config.layout, spec, sc_fd)
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child execs or exits
-            self._child(argv, ends, sc_fd, spec.limits)
+            self._child(argv, ends, sc_fd, spec.limits, group.enter)
         os.close(sc_fd)
         return os.pidfd_open(pid), lambda: os.waitpid(pid, 0)[1], {}
 
@@ -208,27 +220,29 @@ class Spawner:
             self.zygote = Zygote(self.config.zygote_python, self.config.seccomp)
         return self.zygote
 
-    def _box(self, spec: RunSpec) -> dict[str, object]:
+    def _box(self, spec: RunSpec, group: RunGroup) -> dict[str, object]:
         # One box at a time in a slot: its boxes may share a network namespace.
         cfg = self.config
-        return box_request(cfg.layout, cfg.uid, spec, share=cfg.share_netns)
+        return box_request(cfg.layout, cfg.uid, spec, share=cfg.share_netns, cgroup=group.enter)
 
-    def _start_zygote(self, spec: RunSpec, ends: tuple[int, ...]) -> tuple[int, Waiter, dict]:
+    def _start_zygote(
+        self, spec: RunSpec, ends: tuple[int, ...], group: RunGroup
+    ) -> tuple[int, Waiter, dict]:
         """Have the zygote start the run in a box; the pidfd comes from the zygote, which reaps."""
         run = run_request(spec, script=spec.warm and spec.argv[0] == self.config.zygote_python)
         zygote = self._zygote()
         try:
-            pidfd, cost = zygote.start({"box": self._box(spec), "run": run}, ends)
+            pidfd, cost = zygote.start({"box": self._box(spec, group), "run": run}, ends)
             return pidfd, zygote.status, cost
         except (OSError, ValueError, KeyError) as exc:
             self._drop_zygote()
             raise JailError(f"the zygote failed: {exc}") from exc
 
-    def _prepare_next(self, spec: RunSpec) -> None:
+    def _prepare_next(self, spec: RunSpec, group: RunGroup) -> None:
         """The next run most likely wants the same box (a judge's test cases, a client's
         repeated requests): build it now, off the next run's clock."""
         try:
-            self._zygote().prepare(self._box(spec))
+            self._zygote().prepare(self._box(spec, group))
         except OSError:
             self._drop_zygote()  # the next run starts a fresh zygote
 
@@ -238,10 +252,13 @@ class Spawner:
             self.zygote = None
 
     def _child(
-        self, argv: list[str], ends: tuple[int, ...], sc_fd: int, limits: Limits
+        self, argv: list[str], ends: tuple[int, ...], sc_fd: int, limits: Limits, enter: str
     ) -> None:  # pragma: no cover - runs in the forked child only
         in_r, out_w, err_w, setup_w = ends
         try:
+            if enter:  # the run's own cgroup, before bwrap forks anything
+                with open(enter, "w") as f:
+                    f.write("0")
             os.dup2(in_r, 0)
             os.dup2(out_w, 1)
             os.dup2(err_w, 2)
@@ -250,7 +267,7 @@ class Spawner:
             _close_all_but({0, 1, 2, sc_fd, setup_w})
             os.set_inheritable(sc_fd, True)
             with open("/proc/self/oom_score_adj", "w") as f:
-                # Make the box, never the spawner that shares its memory cgroup, the OOM victim.
+                # Make the box, never a spawner that shares its memory cgroup, the OOM victim.
                 f.write("1000")
             for name, (soft, hard) in rlimits(limits).items():
                 resource.setrlimit(getattr(resource, name), (soft, hard))
@@ -270,37 +287,33 @@ class Spawner:
             finally:
                 os._exit(127)
 
-    def _own_pids(self) -> set[int]:
+    def _own_pids(self, group: RunGroup) -> set[int]:
+        if not group.shared:
+            return set()
         return {os.getpid()} | ({self.zygote.pid} if self.zygote else set())
 
-    def _kill_all(self) -> None:
-        """SIGKILL every process of the slot but the spawner and its zygote."""
-        keep = self._own_pids()
-        for p in self.cgroup.pids():
-            if p not in keep:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(p, signal.SIGKILL)
+    def _kill_all(self, group: RunGroup) -> None:
+        """SIGKILL every process of the run's group but the spawner and its zygote."""
+        group.cgroup.kill(self._own_pids(group))
 
-    def _sweep(self) -> None:
-        """Reap bwrap's orphans and make sure nothing of the run is left in the slot.
+    def _sweep(self, group: RunGroup) -> None:
+        """Reap bwrap's orphans and make sure nothing of the run is left in its group.
 
         Killing bwrap takes its pid namespace down with everything in it; the kill loop here is
         the backstop for anything that lingers past a short grace.
         """
-        keep = self._own_pids()
+        keep = self._own_pids(group)
         start = time.monotonic()
         while True:
             _reap()
-            left = [p for p in self.cgroup.pids() if p not in keep]
-            if not left and self.cgroup.task_count() <= len(keep):
+            left = [p for p in group.cgroup.pids() if p not in keep]
+            if not left and group.cgroup.task_count() <= len(keep):
                 return  # only the spawner and its zygotes: every run process ended and was reaped
             waited = time.monotonic() - start
             if waited > SWEEP_DEADLINE:
                 raise SlotBroken(f"processes {left} survived the run")
             if waited > SWEEP_GRACE:
-                for p in left:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(p, signal.SIGKILL)
+                group.cgroup.kill(keep)
             time.sleep(0.001)
 
     # -- the loop ------------------------------------------------------------------------------
@@ -344,6 +357,12 @@ def _close_all_but(keep: set[int]) -> None:
             os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, os.sysconf("SC_OPEN_MAX"))
+
+
+def _own_cpu() -> float:
+    """The spawner's own CPU seconds, which a cgroup it shares with a run also counts."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _reap() -> None:

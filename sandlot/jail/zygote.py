@@ -5,10 +5,11 @@ It imports only the standard library (it runs on the sandbox runtime's interpret
 have sandlot) and never runs user code itself. A box is two processes:
 
     init  the zygote's child, pid 1 of a new pid namespace (the zygote unshares it for its next
-          child only): unshares mount, net, ipc, uts and cgroup namespaces, builds the box from
-          the spawner's mount plan (the same plan bubblewrap is given), pivots into it, brings
-          loopback up, forks the run's process, drops to the slot uid and reaps until that
-          process ends; when the init exits the kernel kills whatever is left in the namespace
+          child only): enters the run's own cgroup if it has one (v2), unshares mount, net,
+          ipc, uts and cgroup namespaces, builds the box from the spawner's mount plan (the
+          same plan bubblewrap is given), pivots into it, brings loopback up, forks the run's
+          process, drops to the slot uid and reaps until that process ends; when the init
+          exits the kernel kills whatever is left in the namespace
     run   drops every capability and the bounding set, takes the slot uid, sets no_new_privs and
           the seccomp filter, says it is ready and waits for its run; then sets the run's
           rlimits, environment and stdio, and execs the program, or runs a Python script in
@@ -351,6 +352,9 @@ def exit_code(status):
 def box_init(box, template, shared, chan, bpf):
     """pid 1 of the box's pid namespace: build the box, start the run's process, reap."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if box["cgroup"]:  # the run's own cgroup: everything of the box is charged there
+        with open(box["cgroup"], "w") as f:
+            f.write("0")
     set_comm(b"sandlot-init")
     build_box(template, shared, box)
     for fd in (template, *(shared.fds if shared else ())):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -155,6 +156,21 @@ def test_memory_limit_fires(client):
     assert 100 * MiB < out["memory_peak_bytes"] <= 300 * MiB, out
     small = rr(run(client, "x = b'y' * (64 << 20)\nprint(len(x))", "python", memory_limit_MB=256))
     assert small["stdout"] == f"{64 << 20}\n" and small["limit"] is None, small
+
+
+def test_memory_peak_is_each_runs_own(client):
+    """Linux 6.1 cannot reset memory.peak: each run has a cgroup of its own, so a small run
+    after a big one in the same slot reports its own peak, not the slot's."""
+    health = client.get("/health").json()
+    assert health["isolation"]["cgroup"]["memory_peak"].startswith("per run"), health
+    slots = health["slots"]
+    big = "x = b'y' * (160 << 20)\nprint(len(x))"
+    with ThreadPoolExecutor(slots) as pool:  # one big run in every slot
+        bigs = list(pool.map(lambda _: rr(run(client, big, "python")), range(slots)))
+    assert all(b["memory_peak_bytes"] >= 160 * MiB for b in bigs), bigs
+    for _ in range(2 * slots):
+        small = rr(run(client, "print(1)", "python"))
+        assert small["stdout"] == "1\n" and small["memory_peak_bytes"] < 40 * MiB, small
 
 
 FORKS = py("""

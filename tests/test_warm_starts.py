@@ -27,7 +27,7 @@ from sandlot.config import Config
 from sandlot.executor import CodeRequest, Execution, Executor
 from sandlot.languages import LANGUAGES, Language, Registry
 from sandlot.languages.hello import HELLO_WORLDS
-from sandlot.languages.table import JAVAC_SAMPLE, JVM_START
+from sandlot.languages.jvm import JAVAC_SAMPLE, JVM_START
 from sandlot.service import Service
 from tests.test_languages import HELLO
 

@@ -11,10 +11,11 @@ For each language the same hello-world program (the one tests/test_languages.py 
 - *bare*: the same argv on the same files, outside the jail, as a subprocess of this process
   with the box's environment: what the toolchain itself costs.
 
-With `--before-table FILE` (another version's sandlot/languages/table.py, e.g. `git show
-main:sandlot/languages/table.py > /tmp/table.py`) each repetition also runs that table's box and
-bare run of each language whose row it has otherwise, interleaved with this one's: a change to
-a row measured before and after under the same load.
+With `--before-table FILE` (another version's sandlot/languages/table.py beside its family
+modules, e.g. main's after `git archive main sandlot/languages | tar -x -C /tmp/before`: FILE
+is /tmp/before/sandlot/languages/table.py) each repetition also runs that table's box and bare
+run of each language whose row it has otherwise, interleaved with this one's: a change to a row
+measured before and after under the same load.
 
 Medians go to a JSON file and the README's languages table is rewritten from the registry and
 these numbers. The compile-cache target is checked for every compiled language: a cached
@@ -32,7 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
-import importlib.util
+import importlib
 import json
 import os
 import platform
@@ -42,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -138,12 +140,27 @@ async def box_and_bare(
 
 
 def load_table(path: Path) -> tuple[Language, ...]:
-    """The languages table of another version of sandlot/languages/table.py."""
-    spec = importlib.util.spec_from_file_location("sandlot_table_before", path)
-    assert spec is not None and spec.loader is not None, path
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.LANGUAGES
+    """The languages table of another version's sandlot/languages/table.py.
+
+    Its rows live in family modules beside it (scripting.py, jvm.py, ...), which it imports as
+    `sandlot.languages.*`: for the time of the import that package is the file's directory,
+    then this tree's (a table.py of before the split, alone in /tmp, still finds csharp.py),
+    with this tree's registry, so that its rows are made of this version's `Language`.
+    """
+    ours = {name: module for name, module in sys.modules.items()
+            if name.startswith("sandlot.languages.") or name == "sandlot.languages"}  # fmt: skip
+    package = types.ModuleType("sandlot.languages")
+    package.__path__ = [str(path.resolve().parent), *ours["sandlot.languages"].__path__]
+    for name in ours:
+        del sys.modules[name]
+    sys.modules["sandlot.languages"] = package
+    sys.modules["sandlot.languages.registry"] = ours["sandlot.languages.registry"]
+    try:
+        return importlib.import_module("sandlot.languages.table").LANGUAGES
+    finally:
+        for name in [n for n in sys.modules if n.startswith("sandlot.languages")]:
+            del sys.modules[name]
+        sys.modules.update(ours)
 
 
 def _why(*steps: Any) -> str:

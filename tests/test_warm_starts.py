@@ -28,7 +28,7 @@ from sandlot.install import Setup
 from sandlot.install.jvm import ensure_cds
 from sandlot.languages import LANGUAGES, Language, Registry
 from sandlot.languages.hello import HELLO_WORLDS
-from sandlot.languages.table import JAVAC_SAMPLE, JVM_START
+from sandlot.languages.jvm import JAVAC_SAMPLE, JVM_START
 from sandlot.service import Service
 from tests.test_languages import HELLO
 

@@ -30,7 +30,7 @@ from sandlot.install.python import ensure_python
 from sandlot.install.rows import rows_using, rows_with, select_rows
 from sandlot.install.rust import ensure_rust_crates
 from sandlot.install.step import Setup, SetupError, Step
-from sandlot.languages.table import CATCH2_DIR
+from sandlot.languages.native import CATCH2_DIR
 
 __all__ = ["STEPS", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
 

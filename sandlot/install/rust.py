@@ -18,7 +18,7 @@ from sandlot.install.files import (
 from sandlot.install.process import CHECK_UID, PATH, as_nobody, run
 from sandlot.install.step import Setup, SetupError
 from sandlot.languages import LANGUAGES
-from sandlot.languages.table import RUST_CRATES, RUST_CRATES_DIR
+from sandlot.languages.native import RUST_CRATES, RUST_CRATES_DIR
 
 # Cargo reads Debian's crate sources (librust-*-dev) as a directory registry: no network.
 CARGO_OFFLINE = """\

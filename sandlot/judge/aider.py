@@ -16,7 +16,7 @@ from sandlot.judge import reports
 from sandlot.judge.extract import Extracted, fenced_blocks
 from sandlot.judge.plans import Assembled, Program
 from sandlot.judge.splices import Row
-from sandlot.languages.table import RUST_CRATES
+from sandlot.languages.native import RUST_CRATES
 
 
 def _test_files(row: Row) -> dict[str, bytes]:

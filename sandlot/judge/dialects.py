@@ -2,7 +2,7 @@
 how an answer and its tests make one program (per dataset family), its guard of the seal, and how
 its test framework reports failure.
 
-Keyed by the row's name in sandlot/languages/table.py (which says how to compile and run it);
+Keyed by the row's name in sandlot/languages (whose row says how to compile and run it);
 a language unknown here is judged with the defaults (C-like declarations, no guard: judged on
 its exit). Adding a language to judging is one row here plus its tests; logic only one language
 needs is a named function in splices.py, aider.py or guard_texts.py that its row references.

@@ -1,4 +1,5 @@
-"""What the csharp row adds to mcs and mono so that C# runs as SandboxFusion's `dotnet run` does.
+"""The csharp row, and what it adds to mcs and mono so that C# runs as SandboxFusion's
+`dotnet run` does.
 
 `dotnet run` builds the Debug configuration: DEBUG and TRACE are defined, and a failed
 `Debug.Assert` or `Trace.Assert` prints "Process terminated. Assertion failed." with a stack trace
@@ -35,6 +36,8 @@ features (local functions among them, which mcs lacks altogether) do not compile
 """
 
 from __future__ import annotations
+
+from sandlot.languages.registry import Language
 
 LISTENER_FILE = ".sandlot_assert.cs"
 LISTENER_TYPE = "SandlotRuntime.AssertFailure"
@@ -113,3 +116,22 @@ COMPILE = (
     "mcs", _literal(ASSERT_LISTENER), _literal(APP_CONFIG), IMPLICIT_USINGS,
 )  # fmt: skip
 ARTIFACTS = ("main.exe", "main.exe.config")
+
+ROWS: tuple[Language, ...] = (
+    Language(
+        name="csharp",
+        aliases=("cs", "c#"),
+        source="main.cs",
+        # Debug build as `dotnet run`: a failed Debug.Assert ends the run (the module's docstring).
+        compile=COMPILE,
+        artifacts=ARTIFACTS,
+        run=("/usr/bin/mono", "--gc-params=max-heap-size={heap_mb}m", "main.exe"),
+        version=("/usr/bin/mono", "--version"),
+        binds=("/etc/mono",),
+        requires=("/usr/bin/mcs", "/usr/bin/mono", NET_HTTP),
+        apt=("mono-mcs", "mono-runtime", "libmono-system-net-http4.0-cil"),
+        summary="C# 7.2 by Mono's mcs and mono, a Debug build as SandboxFusion's `dotnet run` "
+        "(.NET is not in Debian): implicit usings as a console project's; a failed "
+        "Debug.Assert aborts",
+    ),
+)

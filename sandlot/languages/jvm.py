@@ -1,0 +1,220 @@
+"""Rows on the JVM (OpenJDK 17): Java and its JUnit tests, Scala, Kotlin and Kotlin scripts.
+
+Their flags make a JVM start faster without changing what runs, and the JVM compilers map
+class-data archives `sandlot setup` records from these rows (`cds`, `sample`, `run_cds`); the
+Kotlin compiler's version is pinned here so that an archive recorded at set-up time fits the
+compiler that uses it.
+"""
+
+from __future__ import annotations
+
+from sandlot.languages.node import NODE_MODULES
+from sandlot.languages.registry import Language
+
+JAVA = "/usr/bin/java"
+# No hsperfdata file in /tmp (a few ms per start); JVM warnings to stderr, never into stdout,
+# and none about class-data archives: one that is stale or missing (a JDK upgraded since
+# `sandlot setup`) only makes a start slower, and says so nowhere a program's output shows.
+JVM_QUIET = ("-XX:-UsePerfData", "-Xlog:disable", "-Xlog:all=warning:stderr",
+             "-Xlog:cds*=off:stderr")  # fmt: skip
+# What every JVM here does to start faster without changing what runs:
+# - it maps the JDK's class-data archive (and a row's own) at the address it was dumped for,
+#   not at a random one: Debian's JDK 17 relocates it by default, patching every pointer in it
+#   at each start (~15% of a hello world's CPU, more with a big archive). Address randomisation
+#   inside the JVM guards nothing here: the box contains the code, which may run native code of
+#   its own anyway. Where that address is taken, the JVM relocates as before;
+# - C1 only (short runs), and so it skips generating the intrinsic stubs only C2 calls (crypto,
+#   BigInteger, Base64, Adler32: neither C1 nor the interpreter ever uses them), ~10% of a start.
+C2_ONLY_STUBS = (
+    *(f"-XX:-Use{n}Intrinsics" for n in
+      ("AES", "AESCTR", "GHASH", "MD5", "SHA1", "SHA256", "SHA512", "BASE64", "Adler32")),
+    *(f"-XX:-Use{n}Intrinsic" for n in
+      ("MontgomeryMultiply", "MontgomerySquare", "MulAdd", "MultiplyToLen", "SquareToLen")),
+)  # fmt: skip
+JVM_START = ("-XX:TieredStopAtLevel=1", "-XX:+UnlockDiagnosticVMOptions",
+             "-XX:ArchiveRelocationMode=0", *C2_ONLY_STUBS)  # fmt: skip
+# Programs run under G1: JDK 17 maps the archive's heap objects (the booted module graph,
+# java.lang's initial state) only under G1, so a hello world starts in ~25% less CPU than under
+# Serial, which builds them. Its GC threads are capped at a slot's share, so a JVM on a
+# many-core host stays within the row's pids limit.
+JVM_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseG1GC",
+             "-XX:ParallelGCThreads=2", "-XX:ConcGCThreads=1", "-Xss16m", *JVM_START,
+             *JVM_QUIET)  # fmt: skip
+# Compilers running on the JVM: a short-lived process, so one GC thread.
+JVM_TOOL_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC",
+                  "-Xss32m", "-Xshare:auto", *JVM_START, *JVM_QUIET)  # fmt: skip
+JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
+# On the java row's class path, as SandboxFusion's javatuples-1.2.jar (MultiPL-E's Java uses it).
+JAVATUPLES = "/usr/share/java/javatuples.jar"
+SCALA_LIB = "/usr/share/scala-2.11/lib"
+KOTLIN = "kotlin-compiler@2.4.20"  # from npm, into {runtime}/node
+KOTLIN_HOME = f"{NODE_MODULES}/kotlin-compiler"
+CDS = "{runtime}/cds"  # JVM class-data archives `sandlot setup` records for the JVM compilers
+SCALA_RUN_CDS, SCALA_RUN_JAR = f"{CDS}/scala-run.jsa", f"{CDS}/scala-run.jar"
+# javac's own classes (~1,500 of jdk.compiler's beyond the JDK's archive), recorded by the java
+# row and used by junit's javac too: a hello world compiles in ~35% less CPU.
+JAVAC_CDS = f"{CDS}/javac.jsa"
+JAVAC = ("/usr/bin/javac", "-J-Xshare:auto", f"-J-XX:SharedArchiveFile={JAVAC_CDS}",
+         *(f"-J{flag}" for flag in ("-XX:+UseSerialGC", *JVM_START, *JVM_QUIET)))  # fmt: skip
+# What javac meets in typical programs, recorded into its archive: generics, lambdas, method
+# references, streams, records, Scanner, String.format.
+JAVAC_SAMPLE = """\
+import java.util.*;
+import java.util.stream.*;
+public class Main {
+  record P(int a, String b) {}
+  public static void main(String[] args) {
+    List<P> ps = new ArrayList<>(List.of(new P(2, "x"), new P(1, "y")));
+    ps.sort(Comparator.comparingInt(P::a));
+    Map<String, Integer> m = ps.stream().collect(Collectors.toMap(P::b, p -> p.a()));
+    Scanner in = new Scanner(System.in);
+    System.out.println(String.format("%s %d", m, in.hasNextInt() ? in.nextInt() : 0));
+  }
+}
+"""
+
+
+def kotlinc(archive: str = "") -> tuple[str, ...]:
+    share = (f"-XX:SharedArchiveFile={archive}",) if archive else ()
+    return (JAVA, *JVM_TOOL_FLAGS, *share, "-cp", f"{KOTLIN_HOME}/lib/kotlin-compiler.jar",
+            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-kotlin-home", KOTLIN_HOME)  # fmt: skip
+
+
+# The public class of a Java file (JUnit tests are named after it), or Main.
+JAVA_CLASS = (
+    "n=$(sed -n 's/^.*public[[:space:]][[:space:]]*\\(final[[:space:]][[:space:]]*\\|"
+    "abstract[[:space:]][[:space:]]*\\)*class[[:space:]][[:space:]]*\\([A-Za-z_$][A-Za-z0-9_$]*\\)"
+    ".*/\\2/p' Main.java | head -n 1)"
+)
+# Every jar the request brought, after the given class path entries (for launchers that do not
+# expand `*` in a class path).
+JARS = 'cp=classes:.; for j in *.jar; do [ -e "$j" ] && cp="$cp:$j"; done'
+
+ROWS: tuple[Language, ...] = (
+    Language(
+        name="java",
+        source="Main.java",
+        compile=(
+            *JAVAC,
+            "-encoding",
+            "UTF-8",
+            "-cp",
+            f".:*:{JAVATUPLES}",
+            "-d",
+            "classes",
+            "{src}",
+        ),
+        artifacts=("classes",),
+        run=("/usr/bin/java", *JVM_FLAGS, "-ea", "-cp", f"classes:.:*:{JAVATUPLES}", "Main"),
+        version=("/usr/bin/java", "-version"),
+        binds=("/etc/java-17-openjdk", CDS),
+        requires=("/usr/bin/javac", "/usr/bin/java", JAVATUPLES),
+        apt=("openjdk-17-jdk-headless", "libassertj-core-java", "libjavatuples-java"),
+        pids=64,
+        cds=JAVAC_CDS,
+        sample=JAVAC_SAMPLE,
+        summary="OpenJDK, class Main, assertions on; javatuples (as SandboxFusion's) and the .jar "
+        "files in `files` are on the class path",
+    ),
+    Language(
+        name="junit",
+        source="Main.java",
+        # The file is renamed after its public class, as javac wants, then every .java compiles.
+        compile=(
+            "/bin/sh",
+            "-c",
+            f'{JAVA_CLASS}; [ -z "$n" ] || [ "$n" = Main ] || mv Main.java "$n.java"; '
+            f"exec {' '.join(JAVAC)} -encoding UTF-8 -cp '.:*:{JUNIT_JAR}' -d classes *.java",
+        ),
+        artifacts=("classes",),
+        run=(
+            "/bin/sh",
+            "-c",
+            f"{JARS}; exec {JAVA} {' '.join(JVM_FLAGS)} -ea -jar {JUNIT_JAR} "
+            '--class-path "$cp" --scan-class-path --disable-banner --disable-ansi-colors '
+            "--details=tree --fail-if-no-tests",
+        ),
+        guard="junit",
+        # The launcher reports no version of its own ("DEVELOPMENT"): Debian's package says it.
+        version=("/usr/bin/dpkg-query", "-W", "-f=JUnit ${{Version}}\n", "junit5"),
+        binds=("/etc/java-17-openjdk", CDS),  # javac's archive, recorded for the java row
+        requires=("/usr/bin/javac", JAVA, JUNIT_JAR),
+        apt=("openjdk-17-jdk-headless", "junit5"),
+        pids=64,
+        summary="JUnit 5 (Jupiter) console launcher; test classes from the code and `files`",
+    ),
+    Language(
+        name="scala",
+        source="main.scala",
+        # The object to run is the code's first `object`, as SandboxFusion finds it.
+        compile=(
+            "/bin/sh",
+            "-c",
+            "n=$(sed -n 's/^.*object[[:space:]][[:space:]]*\\([A-Za-z_][A-Za-z0-9_]*\\).*/\\1/p' "
+            'main.scala | head -n 1); if [ -z "$n" ]; then echo "Object name not found." >&2; '
+            'exit 1; fi; echo "$n" > main.object; mkdir -p classes; '
+            f"exec {JAVA} {' '.join(JVM_TOOL_FLAGS)} -XX:SharedArchiveFile={CDS}/scala.jsa "
+            "-Dscala.usejavacp=true -cp "
+            f"{SCALA_LIB}/scala-compiler.jar:{SCALA_LIB}/scala-library.jar:"
+            f"{SCALA_LIB}/scala-reflect.jar:{SCALA_LIB}/scala-xml.jar "
+            "scala.tools.nsc.Main -nowarn -d classes -cp '.:*' main.scala",
+        ),
+        artifacts=("classes", "main.object"),
+        run=(
+            "/bin/sh",
+            "-c",
+            f"{JARS}; exec {JAVA} {' '.join(JVM_FLAGS)} -XX:SharedArchiveFile={SCALA_RUN_CDS} "
+            f'-cp "{SCALA_LIB}/scala-library.jar:{SCALA_LIB}/scala-xml.jar:{SCALA_RUN_JAR}:$cp" '
+            '"$(cat main.object)"',
+        ),
+        version=(
+            JAVA,
+            "-cp",
+            f"{SCALA_LIB}/scala-compiler.jar:{SCALA_LIB}/scala-library.jar",
+            "scala.tools.nsc.Main",
+            "-version",
+        ),
+        binds=("/etc/java-17-openjdk", CDS),
+        requires=(JAVA, f"{SCALA_LIB}/scala-compiler.jar"),
+        apt=("openjdk-17-jdk-headless", "scala"),
+        pids=64,
+        cds=f"{CDS}/scala.jsa",
+        run_cds=SCALA_RUN_CDS,
+        cds_jar=SCALA_RUN_JAR,
+        sample="object SandlotCdsSample {\n  def main(args: Array[String]): Unit =\n"
+        '    println(List(1, 2).map(_ * 2).mkString(",") + scala.io.StdIn.readLine())\n}\n',
+        summary="Scala 2.11 (Debian, as SandboxFusion's); runs the code's first object",
+    ),
+    Language(
+        name="kotlin",
+        aliases=("kt",),
+        source="main.kt",
+        compile=(*kotlinc(f"{CDS}/kotlin.jsa"), "-no-reflect", "-nowarn", "-d", "classes", "{src}"),
+        artifacts=("classes",),
+        run=(JAVA, *JVM_FLAGS, "-cp", f"classes:.:{KOTLIN_HOME}/lib/kotlin-stdlib.jar", "MainKt"),
+        version=(*kotlinc(f"{CDS}/kotlin.jsa"), "-version"),
+        binds=("/etc/java-17-openjdk", "{runtime}/node", CDS),
+        requires=(JAVA, f"{KOTLIN_HOME}/lib/kotlin-compiler.jar"),
+        apt=("openjdk-17-jdk-headless",),
+        npm=(KOTLIN,),
+        pids=64,
+        cds=f"{CDS}/kotlin.jsa",
+        sample="fun main() { println(listOf(1, 2).map { it * 2 }.joinToString() + readLine()) }",
+        summary="Kotlin/JVM compiler from npm's kotlin-compiler; `fun main` in main.kt",
+    ),
+    Language(
+        name="kotlin_script",
+        aliases=("kts",),
+        source="main.kts",
+        # No class-data archive: the JVM refuses one recorded from a script run ("top archive
+        # failed to load"), unlike kotlinc's and scalac's.
+        run=(*kotlinc(), "-nowarn", "-script", "{src}"),
+        version=(*kotlinc(), "-version"),
+        binds=("/etc/java-17-openjdk", "{runtime}/node"),
+        requires=(JAVA, f"{KOTLIN_HOME}/lib/kotlin-compiler.jar"),
+        apt=("openjdk-17-jdk-headless",),
+        npm=(KOTLIN,),
+        pids=64,
+        summary="a Kotlin script (.kts), compiled and run by kotlinc -script",
+    ),
+)

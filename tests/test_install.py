@@ -55,11 +55,11 @@ def test_a_failed_command_says_why_in_its_own_words():
 def test_a_long_command_reports_progress(monkeypatch):
     monkeypatch.setattr(process, "HEARTBEAT", 0.2)
     seen: list[str] = []
-    token = process._progress.set(seen.append)
+    token = process.PROGRESS.set(seen.append)
     try:
         out = process.run(["sh", "-c", "echo first; echo working >&2; sleep 1; echo last"])
     finally:
-        process._progress.reset(token)
+        process.PROGRESS.reset(token)
     assert out == "first\nlast\n"  # stdout alone, whole
     assert seen and all(line.startswith("`sh -c echo first;") for line in seen)
     assert any(line.endswith(": working") for line in seen)
@@ -67,11 +67,11 @@ def test_a_long_command_reports_progress(monkeypatch):
 
 def test_a_quick_command_is_quiet():
     seen: list[str] = []
-    token = process._progress.set(seen.append)
+    token = process.PROGRESS.set(seen.append)
     try:
         assert process.run(["echo", "hi"]) == "hi\n"
     finally:
-        process._progress.reset(token)
+        process.PROGRESS.reset(token)
     assert seen == []
 
 

@@ -25,7 +25,7 @@ from sandlot.install.catch2 import ensure_catch2
 from sandlot.install.go import ensure_go, ensure_go_cache
 from sandlot.install.jvm import ensure_cds
 from sandlot.install.node import ensure_npm
-from sandlot.install.process import _progress
+from sandlot.install.process import PROGRESS
 from sandlot.install.python import ensure_python
 from sandlot.install.rows import rows_using, rows_with, select_rows
 from sandlot.install.rust import ensure_rust_crates
@@ -74,10 +74,10 @@ def install(
 
 
 def run_step(step: Step, setup: Setup) -> str:
-    token = _progress.set(lambda text: setup.log(f"{step.name}: {text}"))
+    token = PROGRESS.set(lambda text: setup.log(f"{step.name}: {text}"))
     try:
         return step.ensure(setup)
     except (SetupError, OSError) as exc:
         raise SetupError(f"step '{step.name}' failed: {exc}") from exc
     finally:
-        _progress.reset(token)
+        PROGRESS.reset(token)

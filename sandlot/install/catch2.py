@@ -7,7 +7,6 @@ from pathlib import Path
 
 from sandlot.install.files import (
     fresh_dir,
-    make_world_readable,
     prepare_runtime,
     replace_dir,
     stamp_matches,
@@ -41,7 +40,6 @@ def ensure_catch2(setup: Setup) -> str:
     # second `#include` of it (after the row's `-include`) must find it here.
     (pch.parent / "catch.hpp").symlink_to(CATCH2_HEADER)
     run(["g++", *CATCH2_FLAGS, "-x", "c++-header", "-o", str(pch), str(CATCH2_HEADER)])
-    make_world_readable(new)
     replace_dir(new, target)
     write_stamp(target, spec)
     return f"built {target / 'catch_main.o'} and {pch.name}"

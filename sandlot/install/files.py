@@ -60,7 +60,9 @@ def make_world_readable(root: Path) -> None:
 
 
 def replace_dir(new: Path, final: Path) -> None:
-    """Put a finished build in place of the old one (rename: never a half-built final dir)."""
+    """Put a finished build in place of the old one (rename: never a half-built final dir),
+    readable by the boxes' uids."""
+    make_world_readable(new)
     if final.exists() or final.is_symlink():
         old = final.with_name(f".{final.name}.old")
         shutil.rmtree(old, ignore_errors=True)

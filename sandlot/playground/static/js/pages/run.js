@@ -1,11 +1,10 @@
 // Run: code in any language of the table, with stdin, files, fetch_files and limits.
-import { post } from "../api.js";
 import { field, h, replace } from "../dom.js";
 import { showRun } from "../result.js";
 import { pick, read } from "../share.js";
 import { shareBox } from "../sharebox.js";
 import { showSnippets } from "../snippets.js";
-import { workbench } from "../workbench.js";
+import { oneRunAtATime, workbench } from "../workbench.js";
 
 function readFile(file) {
   return new Promise((resolve, reject) => {
@@ -49,9 +48,9 @@ export async function mount(main) {
     }
   }
 
-  let running = false;
+  const runs = oneRunAtATime(runButton, result);
   async function run() {
-    if (running) return;
+    if (runs.busy) return;
     let body;
     try {
       body = { code: bench.editor.value, language: bench.select.value, ...bench.limits() };
@@ -66,17 +65,10 @@ export async function mount(main) {
       replace(result, h("p", { class: "status bad", role: "status" }, exc.message));
       return;
     }
-    running = true;
-    runButton.disabled = true;
-    replace(result, h("p", { class: "status busy", role: "status" }, "Running…"));
-    try {
-      const r = await post("/run_code", body);
+    await runs.run(body, (r) => {
       showRun(result, r);
       showSnippets(reproduce, r);
-    } finally {
-      running = false;
-      runButton.disabled = false;
-    }
+    });
   }
   runButton.addEventListener("click", run);
 

@@ -1,12 +1,11 @@
 // Tests: the editor with test_cases, an expression and its expected value (languages with a
 // harness) or stdin and the expected stdout (every language); a verdict per case.
-import { post } from "../api.js";
 import { h, replace, seconds } from "../dom.js";
 import { showRun } from "../result.js";
 import { pick, read } from "../share.js";
 import { shareBox } from "../sharebox.js";
 import { showSnippets } from "../snippets.js";
-import { workbench } from "../workbench.js";
+import { oneRunAtATime, workbench } from "../workbench.js";
 
 const EXAMPLE = {
   code: "def add(a, b):\n    return a + b\n",
@@ -121,9 +120,9 @@ export async function mount(main) {
   const reproduce = h("div");
   const state = () => ({ language: bench.select.value, code: bench.editor.value, mode: list.dataset.kind, cases: [...list.children].map((row) => row.pair()) });
   const share = shareBox("tests", state);
-  let running = false;
+  const runs = oneRunAtATime(runButton, table);
   async function run() {
-    if (running) return;
+    if (runs.busy) return;
     const kind = KINDS[list.dataset.kind];
     let body;
     try {
@@ -135,18 +134,11 @@ export async function mount(main) {
       const [input, expected] = row.pair();
       return { [kind.input]: input, [kind.expected]: expected };
     });
-    running = true;
-    runButton.disabled = true;
-    replace(table, h("p", { class: "status busy", role: "status" }, "Running…"));
-    try {
-      const r = await post("/run_code", body);
+    await runs.run(body, (r) => {
       verdicts(table, r);
       showRun(result, r);
       showSnippets(reproduce, r);
-    } finally {
-      running = false;
-      runButton.disabled = false;
-    }
+    });
   }
   runButton.addEventListener("click", run);
   replace(

@@ -2,6 +2,8 @@
 down in one place.
 
 The HTTP API, the CLI and the tests all drive this object; none of them builds the parts itself.
+The judge, sessions and coder jobs are imported when first used: `sandlot run` needs none of
+them, and importing them costs more than its run.
 """
 
 from __future__ import annotations
@@ -9,15 +11,18 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sandlot.coder.jobs import CoderJobs
 from sandlot.config import Config
 from sandlot.errors import JailUnavailable
 from sandlot.executor import Executor
 from sandlot.jail import Jail, JailConfig
-from sandlot.judge import Datasets, Judge
 from sandlot.languages import LANGUAGES, Registry
-from sandlot.sessions import NotebookRun, SessionManager, run_notebook
+
+if TYPE_CHECKING:
+    from sandlot.coder.jobs import CoderJobs
+    from sandlot.judge import Judge
+    from sandlot.sessions import NotebookRun, SessionManager
 
 
 @dataclass(slots=True)
@@ -48,13 +53,24 @@ class Service:
         self.sessions: SessionManager | None = None
         self.problem: str | None = None
         self.sessions_problem: str | None = None
-        self.coder = CoderJobs(self.config, self.require_executor)
+        self._coder: CoderJobs | None = None
         self._judge: Judge | None = None
+
+    @property
+    def coder(self) -> CoderJobs:
+        """The AI-coding route's jobs, built once, on first use."""
+        if self._coder is None:
+            from sandlot.coder.jobs import CoderJobs
+
+            self._coder = CoderJobs(self.config, self.require_executor)
+        return self._coder
 
     @property
     def judge(self) -> Judge:
         """The online judge, built once, on first use (the registry is probed at start-up)."""
         if self._judge is None:
+            from sandlot.judge import Datasets, Judge
+
             datasets = Datasets(self.registry, self.config.dataset_dir or None)
             self._judge = Judge(datasets, self.require_executor)
         return self._judge
@@ -103,6 +119,8 @@ class Service:
         if self.jail is None:
             self.sessions_problem = self.problem
             return
+        from sandlot.sessions import SessionManager
+
         try:
             self.sessions = await SessionManager(
                 self.config, self.jail, self.registry, self.worker, self.workers
@@ -145,6 +163,8 @@ class Service:
         fetch: tuple[str, ...],
     ) -> NotebookRun:
         """A notebook holds a slot like any run: notebooks queue with runs, and 504 alike."""
+        from sandlot.sessions import run_notebook
+
         sessions = self.require_sessions()
         async with self.require_executor().admission.slot():
             return await run_notebook(

@@ -14,10 +14,10 @@ from rich.table import Table
 from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
 from sandlot.config import SETTINGS, VARIABLES
 from sandlot.errors import SandlotError
-from sandlot.wire.run import RunCodeResponse
 
 if TYPE_CHECKING:
     from sandlot.service import Service
+    from sandlot.wire.run import RunCodeResponse
 
 SERVER_EXTRA = "the server needs sandlot's server extra: pip install 'sandlot[server]'"
 

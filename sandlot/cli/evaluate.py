@@ -10,7 +10,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -18,14 +18,17 @@ from rich.table import Table
 
 from sandlot.cli.common import ConfigOpt, console, fail, load_config
 from sandlot.errors import SandlotError
-from sandlot.judge.batch import Sample, number_samples, record
-from sandlot.judge.metrics import summarize
-from sandlot.wire.judge import EvalResult
 
-Done = Callable[[Sample, dict[str, Any]], None]
+if TYPE_CHECKING:  # the judge is imported by the commands that judge, not by every command
+    from sandlot.judge.batch import Sample
+    from sandlot.wire.judge import EvalResult
+
+    Done = Callable[[Sample, dict[str, Any]], None]
 
 
 def read_samples(path: Path) -> list[Sample]:
+    from sandlot.judge.batch import number_samples
+
     rows = []
     try:
         with path.open(encoding="utf-8") as f:
@@ -62,7 +65,7 @@ async def run_local(
     config: Path | None, on_done: Done,
 ) -> None:  # fmt: skip
     from sandlot.judge import JudgeConfig
-    from sandlot.judge.batch import judge_many
+    from sandlot.judge.batch import judge_many, record
     from sandlot.service import Service
 
     service = Service(load_config(config)).start()
@@ -201,6 +204,8 @@ def eval_command(
             raise fail(str(exc), 1) from None
     for node, count in per_node.items():
         console.print(f"ray node {node[:12]}: {count} samples judged")
+    from sandlot.judge.metrics import summarize
+
     pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]
     table = Table("metric", "value")
     for name, value in summarize(pairs, ks).items():

@@ -69,16 +69,20 @@ def make_etc(target: Path, uids: list[int], extra: tuple[str, ...]) -> None:
     Only what any user of the host may read is copied (never /etc/ssl/private, a 0600 key):
     the box must not see more of /etc than an unprivileged host user does.
     """
-    target.mkdir(mode=0o755)
+    target.mkdir(mode=0o755, exist_ok=True)
+    target.chmod(0o755)
     for path in dict.fromkeys((*HOST_ETC, *extra)):
         src = Path(path)
         if src.is_symlink() or src.is_file() or src.is_dir():
-            _copy_public(src, target / src.relative_to("/etc"))
+            rel = src.relative_to("/etc")
+            for parent in reversed(rel.parents[:-1]):  # /etc/a/b alone: a is the box's own
+                if not (target / parent).exists():
+                    (target / parent).mkdir()
+                    (target / parent).chmod(0o755)
+            _copy_public(src, target / rel)
     for name, text in synthetic_etc(uids).items():
         (target / name).write_text(text)
-    for path in target.rglob("*"):
-        if not path.is_symlink():
-            path.chmod(0o755 if path.is_dir() else 0o644)
+        (target / name).chmod(0o644)
 
 
 def _public(st: os.stat_result) -> bool:
@@ -94,13 +98,16 @@ def _copy_public(src: Path, dst: Path) -> None:
     st = src.lstat()
     if not _public(st):
         return
-    dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
     if stat.S_ISDIR(st.st_mode):
-        dst.mkdir(mode=0o755, exist_ok=True)
+        dst.mkdir(exist_ok=True)
+        dst.chmod(0o755)
         for child in sorted(src.iterdir()):
             _copy_public(child, dst / child.name)
-    else:
-        shutil.copy2(src, dst, follow_symlinks=False)
+    elif stat.S_ISLNK(st.st_mode):
+        os.symlink(os.readlink(src), dst)
+    else:  # contents and a mode the box's users may read, nothing else of the host's file
+        shutil.copyfile(src, dst)
+        dst.chmod(0o644)
 
 
 def synthetic_etc(uids: list[int]) -> dict[str, str]:

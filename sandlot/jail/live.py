@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandlot.errors import JailError, JailUnavailable
-from sandlot.jail import bwrap, workdir
+from sandlot.jail import workdir
 from sandlot.jail.bwrap import BoxLayout
 from sandlot.jail.cgroups import Reading, SlotCgroup
 from sandlot.jail.pool import Jail
@@ -179,7 +179,7 @@ class LiveBoxes:
         try:
             self.state.mkdir(mode=0o711)
             (self.state / "root").mkdir(mode=0o700)
-            bwrap.make_etc(self.state / "etc", list(live), jail.config.etc_entries)
+            jail.make_etc(self.state / "etc", list(live))
         except OSError as exc:
             raise JailUnavailable(f"cannot set up the live boxes' state: {exc}") from exc
         self._free = list(live)

@@ -229,11 +229,14 @@ def _wipe_fd(dir_fd: int, depth: int) -> None:
 
 def remount(root: str, options: str) -> None:
     """Replace the work dir's tmpfs with an empty one (the old one goes once nothing uses it)."""
-    path = root.encode()
-    for result in (
-        _libc.umount2(path, MNT_DETACH),
-        _libc.mount(b"sandlot", path, b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()),
-    ):
-        if result != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"remounting {root}: {os.strerror(err)}")
+    if _libc.umount2(root.encode(), MNT_DETACH) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"remounting {root}: {os.strerror(err)}")
+    mount_tmpfs(root, options)
+
+
+def mount_tmpfs(root: str, options: str) -> None:
+    """Mount a tmpfs (nosuid, nodev) on the directory `root`."""
+    if _libc.mount(b"sandlot", root.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()):
+        err = ctypes.get_errno()
+        raise OSError(err, f"mounting a tmpfs on {root}: {os.strerror(err)}")

@@ -1,12 +1,20 @@
 """Judge throughput on realistic work, next to the same programs run bare, in one run.
 
-For each dataset (HumanEval 164, MBPP 974, HumanEval-X C++ and Java), judges every reference
-solution through `POST /submit` with as many requests in flight as the server has slots, and
-runs the very programs the judge assembled (`full_code`) as bare subprocesses with the same
-toolchain commands (the language table's compile and run argv) and the same concurrency.
+For each dataset (HumanEval 164, MBPP 974, HumanEval-X C++ and Java, a CodeContests stdin
+slice), judges every reference solution through `POST /submit` with as many requests in flight
+as the server has slots, and runs the very programs the judge assembled (`full_code`) as bare
+subprocesses with the same toolchain commands (the language table's compile and run argv) and
+the same concurrency. A HumanEval-style program runs once, without stdin, and passes when it
+exits 0; a CodeContests program runs once per test case with that case's stdin, its stdout
+compared with the checker the judge used. Bare, the runs of all programs share `--slots`
+workers, as the judge's runs share the server's slots.
+
+CodeContests rows carry no reference solutions: `bench/code_contests.json` holds sandlot's own
+Python solutions, written for this benchmark and each checked against every test case of its
+row, for 14 of the 20 rows (see bench/README.md).
 
 - *cold*: the first pass. sandlot compiles each program (its compile cache is empty); bare
-  compiles and runs each one.
+  compiles each one, then runs them.
 - *cached*: later passes, alternating sides over `--rounds` rounds, the best round of each
   side compared. sandlot's compile cache serves the builds; bare runs the binaries it built.
 
@@ -26,9 +34,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +46,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.engine import CLEAN_ENV, start_server, stop_server, wait_ping
 from sandlot.judge import Datasets
+from sandlot.judge.assemble import stdio_cases
+from sandlot.judge.checkers import Checker
+from sandlot.judge.datasets import row_id
 from sandlot.languages import LANGUAGES, Language, Registry
 
 RUNTIME = "/opt/sandlot"
 MEMORY_MB = 1024
 TARGETS = {"humaneval_python": 0.7, "mbpp": 0.8}
+BENCH_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Case:
+    """One run of a program: its stdin, and the stdout it must print (None: exiting 0 is all)."""
+
+    stdin: str = ""
+    expected: str | None = None
+
+
+# A program that tests itself (HumanEval, MBPP, HumanEval-X): one run, no stdin.
+SELF_TESTED = (Case(),)
 
 
 @dataclass(frozen=True)
 class Dataset:
     name: str
-    solution: str  # the row field holding the reference solution
+    solution: str = ""  # the row field holding the reference solution
+    solutions_file: str = ""  # or a JSON file in bench/, {row id: solution}, for the rows covered
+    config: dict[str, Any] = field(default_factory=dict)  # the /submit config
 
 
 DATASETS = {
@@ -56,22 +82,39 @@ DATASETS = {
     "mbpp": Dataset("mbpp", "code"),
     "humaneval_x_cpp": Dataset("humaneval_x_cpp", "canonical_solution"),
     "humaneval_x_java": Dataset("humaneval_x_java", "canonical_solution"),
-}
+    # Its rows judge any language, so the submission names one.
+    "code_contests": Dataset("code_contests", solutions_file="code_contests.json",
+                             config={"language": "python"}),
+}  # fmt: skip
 
 
 def samples(registry: Registry, dataset: Dataset) -> list[dict[str, Any]]:
+    """Each problem to judge: its id, the solution submitted, and the cases bare runs it on."""
     data = Datasets(registry)
     spec = data.spec(dataset.name)
     rows = data.get(spec.name).rows
-    from sandlot.judge.datasets import row_id
+    if dataset.solutions_file:
+        solutions = json.loads((BENCH_DIR / dataset.solutions_file).read_text())
+        solved = [(r, solutions[str(row_id(r, spec))]) for r in rows
+                  if str(row_id(r, spec)) in solutions]  # fmt: skip
+    else:
+        solved = [(r, r[dataset.solution]) for r in rows]
+    return [{"id": row_id(r, spec), "completion": code, "cases": cases(r, spec.family)}
+            for r, code in solved]  # fmt: skip
 
-    return [{"id": row_id(r, spec), "completion": r[dataset.solution]} for r in rows]
+
+def cases(row: dict[str, Any], family: str) -> Sequence[Case]:
+    if family != "stdio":
+        return SELF_TESTED
+    return [Case(c.stdin, c.expected) for c in stdio_cases(row.get("test") or row.get("tests"))]
 
 
-def judge_all(client: httpx.Client, dataset: str, items: list[dict], slots: int) -> tuple:
+def judge_all(
+    client: httpx.Client, dataset: Dataset, items: list[dict], slots: int
+) -> tuple[float, list[dict]]:
     def one(sample: dict) -> dict:
-        body = {"dataset": dataset, "id": sample["id"], "completion": sample["completion"],
-                "config": {}}  # fmt: skip
+        body = {"dataset": dataset.name, "id": sample["id"], "completion": sample["completion"],
+                "config": dataset.config}  # fmt: skip
         r = client.post("/submit", json=body)
         r.raise_for_status()
         return r.json()
@@ -83,50 +126,72 @@ def judge_all(client: httpx.Client, dataset: str, items: list[dict], slots: int)
 
 
 class Bare:
-    """The judge's programs as plain subprocesses: one directory each, the row's commands."""
+    """The judge's programs as plain subprocesses: one directory each, the row's commands. A
+    program is compiled once, then run once per case; it passes when every case does."""
 
-    def __init__(self, row: Language, programs: list[str], root: Path) -> None:
-        self.row, self.dirs = row, []
+    def __init__(
+        self, row: Language, programs: list[tuple[str, Sequence[Case]]], root: Path,
+        checker: Checker,
+    ) -> None:  # fmt: skip
+        self.row, self.checker, self.programs = row, checker, []
         self.env = {**CLEAN_ENV, **row.resolved_env(RUNTIME)}
-        for n, code in enumerate(programs):
+        for n, (code, program_cases) in enumerate(programs):
             d = root / f"p{n}"
             d.mkdir()
             (d / row.source).write_text(row.program(code))
-            self.dirs.append(d)
+            self.programs.append((d, program_cases))
 
-    def _step(self, template: tuple[str, ...], cwd: Path) -> bool:
+    def _step(
+        self, template: tuple[str, ...], cwd: Path, stdin: str = ""
+    ) -> subprocess.CompletedProcess[bytes]:
         argv = self.row.argv(template, RUNTIME, MEMORY_MB)
-        done = subprocess.run(argv, cwd=cwd, env=self.env, capture_output=True, timeout=120)
-        return done.returncode == 0
+        return subprocess.run(argv, cwd=cwd, env=self.env, input=stdin.encode(),
+                              capture_output=True, timeout=120)  # fmt: skip
 
-    def one(self, compile_first: bool) -> Callable[[Path], bool]:
-        def go(d: Path) -> bool:
-            if compile_first and self.row.compile is not None:
-                for artifact in self.row.artifacts:
-                    shutil.rmtree(d / artifact, ignore_errors=True)
-                    (d / artifact).unlink(missing_ok=True)
-                if not self._step(self.row.compile, d):
-                    return False
-            return self._step(self.row.run, d)
+    def _build(self, d: Path) -> bool:
+        if self.row.compile is None:
+            return True
+        for artifact in self.row.artifacts:
+            shutil.rmtree(d / artifact, ignore_errors=True)
+            (d / artifact).unlink(missing_ok=True)
+        return self._step(self.row.compile, d).returncode == 0
 
-        return go
+    def _passes(self, run: tuple[int, Path, Case]) -> tuple[int, bool]:
+        n, d, case = run
+        done = self._step(self.row.run, d, case.stdin)
+        if done.returncode != 0 or case.expected is None:
+            return n, done.returncode == 0
+        # Decoded and compared as the judge does with a case's stdout.
+        return n, self.checker.compare(done.stdout.decode(errors="replace"), case.expected)[0]
 
     def run_all(self, slots: int, compile_first: bool) -> tuple[float, int]:
+        """Wall time and programs passed. All programs' case runs share the `slots` workers, as
+        the judge's share the server's slots; with compile_first every program is built first."""
         start = time.perf_counter()
         with ThreadPoolExecutor(slots) as pool:
-            ok = sum(pool.map(self.one(compile_first), self.dirs))
-        return time.perf_counter() - start, ok
+            dirs = [d for d, _ in self.programs]
+            built = list(pool.map(self._build, dirs)) if compile_first else [True] * len(dirs)
+            runs = [(n, d, case) for n, (d, program_cases) in enumerate(self.programs)
+                    if built[n] for case in program_cases]  # fmt: skip
+            failed = {n for n, ok in pool.map(self._passes, runs) if not ok}
+        passed = sum(ok and n not in failed for n, ok in enumerate(built))
+        return time.perf_counter() - start, passed
 
 
 def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any) -> dict:
     dataset = DATASETS[key]
     items = samples(registry, dataset)
     n = len(items)
-    t_cold, results = judge_all(client, dataset.name, items, args.slots)
+    runs = sum(len(item["cases"]) for item in items)
+    t_cold, results = judge_all(client, dataset, items, args.slots)
     language = results[0]["extra"]["language"]
     row = registry.get(language)
+    checker = Checker.parse(results[0]["extra"].get("checker"))  # the one the judge used
+    programs = [
+        (r["full_code"] or "", item["cases"]) for r, item in zip(results, items, strict=True)
+    ]
     with tempfile.TemporaryDirectory(prefix="sandlot-bench-judge-") as tmp:
-        bare = Bare(row, [r["full_code"] or "" for r in results], Path(tmp))
+        bare = Bare(row, programs, Path(tmp), checker)
         t_bare_cold, ok_bare_cold = bare.run_all(args.slots, compile_first=True)
         ok_cold = sum(r["accepted"] for r in results)
         ratio = t_cold / t_bare_cold
@@ -135,7 +200,7 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
         rounds = []
         for _ in range(args.rounds):
             t_bare, ok_bare = bare.run_all(args.slots, compile_first=False)
-            t_sandlot, again = judge_all(client, dataset.name, items, args.slots)
+            t_sandlot, again = judge_all(client, dataset, items, args.slots)
             ok = sum(r["accepted"] for r in again)
             rounds.append({"bare_s": t_bare, "sandlot_s": t_sandlot, "bare_ok": ok_bare,
                            "sandlot_ok": ok})  # fmt: skip
@@ -145,7 +210,7 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
     best_bare = min(r["bare_s"] for r in rounds)
     best = min(r["sandlot_s"] for r in rounds)
     return {
-        "dataset": dataset.name, "language": language, "problems": n,
+        "dataset": dataset.name, "language": language, "problems": n, "runs": runs,
         "cold": {"bare_s": t_bare_cold, "sandlot_s": t_cold, "ratio": t_cold / t_bare_cold},
         "cached": {"bare_s": best_bare, "sandlot_s": best, "ratio": best / best_bare},
         "rounds": rounds, "target": TARGETS.get(dataset.name),

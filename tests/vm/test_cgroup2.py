@@ -166,11 +166,28 @@ def test_memory_peak_is_each_runs_own(client):
     slots = health["slots"]
     big = "x = b'y' * (160 << 20)\nprint(len(x))"
     with ThreadPoolExecutor(slots) as pool:  # one big run in every slot
-        bigs = list(pool.map(lambda _: rr(run(client, big, "python")), range(slots)))
+        bigs = list(
+            pool.map(lambda _: rr(run(client, big, "python", run_timeout=60)), range(slots))
+        )
     assert all(b["memory_peak_bytes"] >= 160 * MiB for b in bigs), bigs
     for _ in range(2 * slots):
         small = rr(run(client, "print(1)", "python"))
         assert small["stdout"] == "1\n" and small["memory_peak_bytes"] < 40 * MiB, small
+
+
+def test_a_bash_session_keeps_its_state_in_a_cgroup_of_its_own(client, guest):
+    """Sessions on cgroup v2: a live box with its own cgroup (bash: an IPython kernel's start
+    takes a minute under emulation), its state kept between executions, gone once deleted."""
+    r = client.post("/sessions", json={"language": "bash"})
+    assert r.status_code == 200, r.text
+    sid = r.json()["id"]
+    assert r.json()["memory_bytes"] > 0, r.json()  # read from the box's cgroup
+    first = client.post(f"/sessions/{sid}/execute", json={"code": "x=41; echo $((x + 1))"})
+    assert first.json()["stdout"] == "42\n", first.json()
+    again = client.post(f"/sessions/{sid}/execute", json={"code": "echo $x; cat /proc/self/cgroup"})
+    assert again.json()["stdout"] == "41\n0::/\n", again.json()  # a cgroup namespace of its own
+    assert client.delete(f"/sessions/{sid}").status_code in (200, 204)
+    assert client.get(f"/sessions/{sid}").status_code in (404, 410)
 
 
 FORKS = py("""
@@ -190,7 +207,7 @@ FORKS = py("""
 
 
 def test_pids_limit_fires(client):
-    out = probe(client, FORKS, {"forks": 1000}, run_timeout=30)
+    out = probe(client, FORKS, {"forks": 1000}, run_timeout=120)  # 256 forks: ~35 s emulated
     assert out["error"] is not None and out["made"] < 300, out  # pids = 256 by default
 
 

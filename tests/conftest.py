@@ -35,6 +35,59 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 path.rmdir()
 
 
+_running: list[pytest.Item] = []  # the test being set up or run
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running[:] = [item]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # In-process jails (a Service, a Jail) are held to the marker as servers are (Server).
+    from sandlot.jail import pool
+
+    start = pool.Jail.start
+
+    def marked_start(self: pool.Jail) -> pool.Jail:
+        require_root_marker("the jail")
+        return start(self)
+
+    pool.Jail.start = marked_start  # type: ignore[method-assign]
+
+
+# Fixtures by these names start the jail: a real server (this file's), or a module's own Jail or
+# Service. A test that uses one is marked root; one that starts the jail otherwise says so.
+JAIL_FIXTURES = frozenset({"server", "client", "run", "service", "jail"})
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With slow tests deselected (`make test-fast`), a module marked slow as a whole is not
+    even imported: some import what takes seconds (schemathesis and the schema, Ray)."""
+    if "not slow" not in (config.getoption("markexpr") or ""):
+        return None
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    for line in collection_path.read_text().splitlines():
+        if line.startswith("pytestmark") and "pytest.mark.slow" in line:
+            return True
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if JAIL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.root)
+
+
+def require_root_marker(what: str) -> None:
+    """The fast tier (`make test-fast`) leaves out what needs the jail by the `root` marker: a
+    test that starts the jail without it would slip in and make the tier slow."""
+    item = _running[0] if _running else None
+    if item is not None and item.get_closest_marker("root") is None:
+        pytest.fail(f"{item.nodeid} starts {what} but is not marked root", pytrace=False)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -45,6 +98,7 @@ class Server:
     """A `sandlot serve` subprocess; `url` is where it listens."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        require_root_marker("a server")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.state_dir = f"{STATE_ROOT}/{self.port}"

@@ -62,6 +62,9 @@ KNOWN_BAD = {
 }
 
 
+COMPILE_TIMEOUT = 120.0
+
+
 @pytest.fixture(scope="module")
 def api(server: Server) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=900) as c:
@@ -69,6 +72,9 @@ def api(server: Server) -> Iterator[httpx.Client]:
 
 
 def evaluate(api: httpx.Client, dataset: str, samples: list[dict], **config) -> dict:
+    # A reference is judged on its code, not on the test machine's load: a g++ compile given the
+    # default 10 s was once cut off at a load average of 8 (HumanEval-X CPP/19, compile_error).
+    config.setdefault("compile_timeout", COMPILE_TIMEOUT)
     r = api.post("/evaluate", json={"dataset": dataset, "samples": samples, "config": config,
                                     "k": [1]})  # fmt: skip
     assert r.status_code == 200, r.text[:2000]

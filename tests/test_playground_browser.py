@@ -88,6 +88,15 @@ class Page:
     def field(self, name: str) -> str:
         return self.tab.inner_text(f"[data-field={name}]")
 
+    def contains(self, selector: str, text: str) -> None:
+        """Wait until the element shows `text`. (Playwright's polling, not a predicate string:
+        the page's CSP forbids eval, so a string predicate fails if its first check does.)"""
+        from playwright.sync_api import expect
+
+        expect(self.tab.locator(selector)).to_contain_text(
+            text, use_inner_text=True, timeout=30_000
+        )
+
     def run(self) -> None:
         """Press Run and wait for the result."""
         with self.tab.expect_response(lambda r: r.url.endswith("/run_code")):
@@ -399,8 +408,7 @@ def test_a_dataset_problem_is_accepted_and_rejected(page: Page) -> None:
     page.open("datasets")
     page.tab.select_option("#dataset", "humaneval_python")
     page.tab.select_option("#problem", "HumanEval/0")
-    page.tab.wait_for_function("document.querySelector('[data-pane=prompt]').textContent"
-                               ".includes('def has_close_elements')")  # fmt: skip
+    page.contains("[data-pane=prompt]", "def has_close_elements")
 
     def submit(completion: str) -> None:
         page.code(completion)
@@ -466,7 +474,7 @@ def test_notebook_runs_cells_in_a_live_session(page: Page, server) -> None:
     page.code("x += 1\nx", index=1)  # the session keeps x between runs
     with page.tab.expect_response(lambda r: r.url.endswith("/execute")):
         page.tab.click(".cell:nth-child(2) button:text('Run')")
-    page.tab.wait_for_function("document.querySelectorAll('.cell')[1].innerText.includes('22')")
+    page.contains(".cell >> nth=1", "22")
     page.shot("notebook")
     page.tab.goto("about:blank")  # leaving the page ends its session
     alive = [s["id"] for s in httpx.get(f"{server.url}/sessions").json()]

@@ -362,15 +362,19 @@ class CgroupTree:
         return V1_CONTROLLERS if self.version == 1 else V2_CONTROLLERS
 
     def create(self, slot: int) -> SlotCgroup:
-        group = self.child(f"slot-{slot}")
+        name = f"slot-{slot}"
+        group = self.child(name)
         if not isinstance(group, CgroupV2):
             return group
         # The slot holds no process itself, so that it may enable controllers for its leaves.
-        control = group.path / "cgroup.subtree_control"
-        with explained(control, "write"):
-            write(control, V2_ENABLE)
-        with explained(group.path / SPAWNER_LEAF, "create"):
-            (group.path / SPAWNER_LEAF).mkdir(exist_ok=True)
+        try:
+            control = group.path / "cgroup.subtree_control"
+            with explained(control, "write"):
+                write(control, V2_ENABLE)
+            with explained(group.path / SPAWNER_LEAF, "create"):
+                (group.path / SPAWNER_LEAF).mkdir(exist_ok=True)
+        except OSError as exc:
+            raise JailUnavailable(f"cannot create the cgroup {name}: {exc}") from exc
         return SlotV2(group.path)
 
     def child(self, name: str) -> SlotCgroup:

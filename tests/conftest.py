@@ -190,9 +190,8 @@ def run(client: httpx.Client, server: Server):
 
 def sandlot_processes(uids: range | tuple[range, ...] = UIDS) -> list[str]:
     """Processes that run as one of this test session's sandbox uids (the slots' unless told),
-    except the box a slot's zygote keeps built for its next run: the zygote's only child, a
-    chain of two processes (the box's init and run process in zygote.py) that no run has touched
-    yet."""
+    except the box a slot's zygote keeps built for its next run: the zygote's only child (the
+    box's init, zygote.py) with no child of its own, which no run has touched yet."""
     out = subprocess.run(["ps", "-wweo", "uid=,pid=,ppid=,args="], capture_output=True,
                          text=True).stdout  # fmt: skip
     return unclaimed_processes([line.split(None, 3) for line in out.splitlines()], uids)
@@ -208,11 +207,9 @@ def unclaimed_processes(rows: list[list[str]], uids: range | tuple[range, ...]) 
     ready = set()
     for r in rows:
         if r[0] == "0" and "zygote.py" in r[-1] and len(kids.get(int(r[1]), [])) == 1:
-            chain = [kids[int(r[1])][0]]
-            while len(chain) < 3 and len(kids.get(chain[-1], [])) == 1:
-                chain.append(kids[chain[-1]][0])
-            if len(chain) == 2:
-                ready.update(chain)
+            init = kids[int(r[1])][0]
+            if not kids.get(init):
+                ready.add(init)
     return [
         " ".join(r) for r in rows if any(int(r[0]) in u for u in ranges) and int(r[1]) not in ready
     ]

@@ -21,7 +21,6 @@ fires when the thread that started it ends, so no worker thread may start one.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import select
 import signal
@@ -43,8 +42,6 @@ from sandlot.jail.zygotes import Zygote, box_request, read_all, run_request
 # The zygote and the box's init, beyond what the program may start.
 LIVE_JAIL_PIDS = 2
 GONE_DEADLINE = 5.0  # seconds a killed box's processes may take to leave its cgroup
-MS_NOSUID, MS_NODEV, MNT_DETACH = 2, 4, 2
-_libc = ctypes.CDLL(None, use_errno=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,10 +240,10 @@ class LiveBoxes:
             work.mkdir(mode=0o700)
         except OSError as exc:
             raise JailError(f"cannot make a live box's work dir: {exc}") from exc
-        path = str(work).encode()
-        if _libc.mount(b"sandlot", path, b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()):
-            err = ctypes.get_errno()
-            raise JailError(f"cannot mount a live box's work dir: {os.strerror(err)}")
+        try:
+            workdir.mount_tmpfs(str(work), options)
+        except OSError as exc:
+            raise JailError(f"cannot mount a live box's work dir: {exc.strerror}") from exc
 
     def _start(self, box: LiveBox, spec: RunSpec) -> Pipes:
         jail = self.jail
@@ -312,7 +309,8 @@ class LiveBoxes:
             box.cgroup.remove()
         work = Path(box.workdir)
         if os.path.ismount(work):
-            _libc.umount2(str(work).encode(), MNT_DETACH)
+            with contextlib.suppress(OSError):
+                workdir.unmount(str(work))
         with contextlib.suppress(OSError):
             work.rmdir()
         with self._lock:

@@ -7,6 +7,7 @@ executor decides who gets a slot).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
@@ -15,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -34,6 +36,8 @@ BOX_BUILDERS = ("zygote", "bwrap")
 SPAWNER_MARGIN = 30.0
 ETC_TMPFS = "size=64m,mode=0755"  # a box's /etc (a copy of a few MiB of the host's)
 SPAWNER_START = 30.0
+PROBES_AT_ONCE = 16
+SPAWNER_STOP = 3.0  # seconds a spawner has to stop on its own when the jail closes
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +79,12 @@ class _Slot:
         self._last_id = 0
 
     def start(self) -> None:
+        self.launch()
+        self.wait_ready()
+
+    def launch(self) -> None:
+        """Start the spawner process; `wait_ready` waits until it says it can serve (the jail
+        launches every slot's spawner before it waits for any)."""
         ours, theirs = socket.socketpair()
         pkg_parent = str(Path(__file__).resolve().parents[2])
         self.proc = subprocess.Popen(
@@ -85,6 +95,9 @@ class _Slot:
         )
         theirs.close()
         self.chan = wire.Channel(ours, wire.ToServer)
+
+    def wait_ready(self) -> None:
+        assert self.chan is not None
         index = self.config.index
         try:
             self.chan.send(wire.Start(self.config))
@@ -136,11 +149,15 @@ class _Slot:
                 raise JailError(reply.message)
             return reply.outcome
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 0.0) -> None:
+        """Stop the spawner: the channel's end tells it to stop its zygote and reap what that
+        leaves (`wait` seconds at most), then it is killed."""
         if self.chan is not None:
             self.chan.close()
             self.chan = None
         if self.proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=wait)
             self.proc.kill()
             self.proc.wait()
             self.proc = None
@@ -195,14 +212,10 @@ class Jail:
             work = self.state / f"slot-{index}"
             work.mkdir(mode=0o700)
             options = f"size={cfg.disk},nr_inodes={cfg.max_files},mode=0700,uid={uid},gid={uid}"
-            mounted = subprocess.run(
-                ["mount", "-t", "tmpfs", "-o", f"{options},nosuid,nodev", "sandlot", str(work)],
-                capture_output=True, text=True,
-            )  # fmt: skip
-            if mounted.returncode != 0:
-                raise JailUnavailable(
-                    f"cannot mount the work dir of slot {index}: {mounted.stderr.strip()}"
-                )
+            try:
+                workdir.mount_tmpfs(str(work), options)
+            except OSError as exc:
+                raise JailUnavailable(f"cannot mount the work dir of slot {index}: {exc}") from exc
             self._mounts.append(work)
             root = self.state / f"root-{index}"
             root.mkdir(mode=0o700)
@@ -232,24 +245,30 @@ class Jail:
                 ),
                 cgroup,
             )
-            slot.start()
             self.slots.append(slot)
-        self.cgroup_info = self.cgroups.info()
-        self._probe()
-
-    def _probe(self) -> None:
-        """One real run per slot proves every layer works before anything is accepted."""
-        probe = RunSpec(argv=("/bin/sh", "-c", "echo ok"), limits=Limits(wall_time=20))
+            slot.launch()
+        # The spawners start, and then prove their slots, side by side: a server with N slots
+        # is ready in about the time of one.
         for slot in self.slots:
-            try:
-                out = slot.run(probe)
-            except JailError as exc:
-                raise JailUnavailable(f"the probe run failed: {exc}") from exc
-            if out.stdout != b"ok\n" or out.exit_code != 0:
-                raise JailUnavailable(
-                    f"the probe run failed: {self.config.boxes} said "
-                    + (out.stderr.decode(errors="replace").strip() or f"exit {out.exit_code}")
-                )
+            slot.wait_ready()
+        self.cgroup_info = self.cgroups.info()
+        with ThreadPoolExecutor(min(len(self.slots), PROBES_AT_ONCE)) as probes:
+            for problem in probes.map(self._probe, self.slots):
+                if problem is not None:
+                    raise JailUnavailable(f"the probe run failed: {problem}")
+
+    def _probe(self, slot: _Slot) -> str | None:
+        """One real run in a slot proves every layer works before anything is accepted; what
+        failed, if it did not."""
+        probe = RunSpec(argv=("/bin/sh", "-c", "echo ok"), limits=Limits(wall_time=20))
+        try:
+            out = slot.run(probe)
+        except JailError as exc:
+            return str(exc)
+        if out.stdout != b"ok\n" or out.exit_code != 0:
+            said = out.stderr.decode(errors="replace").strip() or f"exit {out.exit_code}"
+            return f"{self.config.boxes} said {said}"
+        return None
 
     def make_etc(self, path: Path, uids: list[int]) -> None:
         """A box's /etc at `path`, on a tmpfs of its own: the state dir may be on a disk (not
@@ -264,10 +283,11 @@ class Jail:
 
     def close(self) -> None:
         for slot in self.slots:
-            slot.stop()
+            slot.stop(wait=SPAWNER_STOP)
         self.slots = []
         for mount in self._mounts:
-            subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+            with contextlib.suppress(OSError):
+                workdir.unmount(str(mount))
         self._mounts = []
         if self.state.exists():
             shutil.rmtree(self.state, ignore_errors=True)
@@ -315,6 +335,7 @@ def clean_stale(state_dir: str) -> None:
             if pid.isdigit() and os.path.exists(f"/proc/{pid}"):
                 continue
             for work in (*inst.glob("slot-*"), *inst.glob("live/work-*"), *inst.glob("**/etc")):
-                subprocess.run(["umount", "-l", str(work)], capture_output=True)
+                with contextlib.suppress(OSError):
+                    workdir.unmount(str(work))
             shutil.rmtree(inst, ignore_errors=True)
     remove_stale()

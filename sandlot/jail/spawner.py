@@ -38,6 +38,7 @@ PR_SET_CHILD_SUBREAPER = 36
 # Processes a run needs beyond the program's own: per path, bwrap and its init, or the box's
 # init; and in a cgroup the run shares with its slot (v1), the spawner and the zygote too.
 RUN_PIDS = 2
+SHUTDOWN_REAP = 2.0  # seconds the spawner waits, when it stops, for its zygote's box to go
 JAIL_PIDS = RUN_PIDS + 2
 SWEEP_GRACE = 0.2
 SWEEP_DEADLINE = 5.0
@@ -246,6 +247,20 @@ class Spawner:
         except OSError:
             self._drop_zygote()  # the next run starts a fresh zygote
 
+    def shutdown(self) -> None:
+        """Stop the zygote and reap what it leaves: the box it built ahead dies with it and
+        comes to us, the subreaper. Nothing of the slot is left a zombie for whoever reaps
+        orphans on this machine (a container's init may never do it)."""
+        self._drop_zygote()
+        deadline = time.monotonic() + SHUTDOWN_REAP
+        while time.monotonic() < deadline:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                time.sleep(0.005)
+
     def _drop_zygote(self) -> None:
         if self.zygote is not None:
             self.zygote.stop()
@@ -279,7 +294,8 @@ class Spawner:
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() == 1:
                 os._exit(127)
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            for ignored in (signal.SIGPIPE, signal.SIGXFSZ):  # by Python; not by a program
+                signal.signal(ignored, signal.SIG_DFL)
             os.execve(argv[0], argv, {})  # setup_w is close-on-exec: EOF tells the spawner
         except BaseException as exc:
             try:
@@ -405,3 +421,4 @@ def main() -> None:
     chan.send(wire.Ready(os.getpid(), problem))
     if problem is None:
         spawner.serve()
+    spawner.shutdown()

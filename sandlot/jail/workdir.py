@@ -229,10 +229,15 @@ def _wipe_fd(dir_fd: int, depth: int) -> None:
 
 def remount(root: str, options: str) -> None:
     """Replace the work dir's tmpfs with an empty one (the old one goes once nothing uses it)."""
+    unmount(root)
+    mount_tmpfs(root, options)
+
+
+def unmount(root: str) -> None:
+    """Detach the mount on `root`, as `umount -l` does: it goes once nothing uses it."""
     if _libc.umount2(root.encode(), MNT_DETACH) != 0:
         err = ctypes.get_errno()
-        raise OSError(err, f"remounting {root}: {os.strerror(err)}")
-    mount_tmpfs(root, options)
+        raise OSError(err, f"unmounting {root}: {os.strerror(err)}")
 
 
 def mount_tmpfs(root: str, options: str) -> None:

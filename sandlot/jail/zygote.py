@@ -2,22 +2,22 @@
 
 Started by a slot's spawner as `INTERPRETER -I -S zygote.py FD`, as root, in the slot's cgroups.
 It imports only the standard library (it runs on the sandbox runtime's interpreter, which does not
-have sandlot) and never runs user code itself. A box is two processes:
+have sandlot) and never runs user code itself. A box's first process is its init, the zygote's
+child and pid 1 of a new pid namespace (the zygote unshares it for its next child only). It
 
-    init  the zygote's child, pid 1 of a new pid namespace (the zygote unshares it for its next
-          child only): enters the run's own cgroup if it has one (v2), unshares mount, net,
-          ipc, uts and cgroup namespaces, builds the box from the spawner's mount plan (the
-          same plan bubblewrap is given), pivots into it, brings loopback up, forks the run's
-          process, drops to the slot uid and reaps until that process ends; when the init
-          exits the kernel kills whatever is left in the namespace
-    run   drops every capability and the bounding set, takes the slot uid, sets no_new_privs and
-          the seccomp filter, says it is ready and waits for its run; then sets the run's
-          rlimits, environment and stdio, and execs the program, or runs a Python script in
-          this warm interpreter
+- enters the run's own cgroup if it has one (v2), unshares mount, net, ipc, uts and cgroup
+  namespaces, builds the box from the spawner's mount plan (the same plan bubblewrap is given),
+  pivots into it and brings loopback up;
+- confines itself: drops every capability and the bounding set, takes the slot uid, sets
+  no_new_privs and the seccomp filter; says it is ready and waits for its run;
+- sets the run's rlimits, cwd and environment, and starts the program with posix_spawn (in a
+  session of its own, on the run's stdio), or forks the process that runs a Python script in
+  this warm interpreter; then reaps until that process ends. When the init exits the kernel
+  kills whatever is left in the namespace.
 
 Building a box costs most of a short run (research/isolation.md §5), so the zygote builds the
 next one as soon as the spawner has swept the last run away (`prepare`), and a run whose mount
-plan matches only hands the run process its stdio. A box is used once: a run never sees another
+plan matches only hands the box's init its stdio. A box is used once: a run never sees another
 run's box.
 Differences a script run in-process can notice: the hash seed is shared by the runs of a slot,
 and `sys.flags` shows -I -S (site is imported after the privileges are dropped).
@@ -350,7 +350,7 @@ def exit_code(status):
 
 
 def box_init(box, template, shared, chan, bpf):
-    """pid 1 of the box's pid namespace: build the box, start the run's process, reap."""
+    """pid 1 of the box's pid namespace: build the box, confine itself, start the run, reap."""
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if box["cgroup"]:  # the run's own cgroup: everything of the box is charged there
         with open(box["cgroup"], "w") as f:
@@ -360,12 +360,29 @@ def box_init(box, template, shared, chan, bpf):
     for fd in (template, *(shared.fds if shared else ())):
         os.close(fd)  # the run inherits nothing of the zygote's
     built = cpu_seconds()
-    pid = os.fork()
-    if pid == 0:
-        box_run(box, chan, bpf, built)
+    confine(box["uid"], bpf)
+    # What building the box cost, for the cost breakdown: the namespaces and mounts, and the
+    # confinement.
+    chan.send(b"ready" + json.dumps({"init": built, "confine": cpu_seconds() - built}).encode())
+    msg, fds, _, _ = socket.recv_fds(chan, 1 << 20, 4)
     chan.close()
-    drop_to(box["uid"])
-    prctl(PR_SET_DUMPABLE, 0)
+    if len(fds) != 4:
+        os._exit(SETUP_FAILED)  # the zygote went away: nothing to run
+    for fd in fds:
+        os.set_inheritable(fd, False)  # the program gets them as its stdio, and only so
+    stdio, errpipe = fds[:3], fds[3]
+    try:
+        run = json.loads(msg)
+        for name, (soft, hard) in run["rlimits"].items():
+            resource.setrlimit(getattr(resource, name), (soft, hard))  # the program inherits them
+        os.chdir(run["cwd"])
+        os.environ.clear()
+        os.environ.update(run["env"])  # the PATH a program name is searched on
+        pid = fork_script(run["argv"], stdio, errpipe) if run["script"] else spawn(run, stdio)
+    except BaseException as exc:
+        fail_setup(errpipe, exc)
+    for fd in fds:
+        os.close(fd)  # the errpipe's last copy closed: the run is set up
     while True:  # reap orphans until the program itself ends
         done, status = os.waitpid(-1, 0)
         if done == pid:
@@ -377,56 +394,63 @@ def cpu_seconds():
     return usage.ru_utime + usage.ru_stime
 
 
-def box_run(box, chan, bpf, init_cpu):
-    """The run's process: unprivileged, filtered, waiting for its run; then the program."""
-    set_comm(b"sandlot-run")
-    os.setsid()
+def confine(uid, bpf):
+    """Leave this process what a run may have, before any run is handed to it: the slot uid,
+    no capability (nor any to regain), no_new_privs and the seccomp filter. The program it
+    starts inherits all of it."""
     with open("/proc/self/oom_score_adj", "w") as f:
-        f.write("1000")  # the run, never the zygote or spawner sharing its cgroup, is the victim
+        f.write("1000")  # the box, never the zygote or spawner sharing its cgroup, is the victim
     for cap in range(last_cap() + 1):
         check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap}")
-    drop_to(box["uid"])
+    drop_to(uid)
     clear_capabilities()
-    # Changing uid made the process undumpable (its /proc files root's); an exec would make it
-    # dumpable again, as it is in the bubblewrap box.
-    prctl(PR_SET_DUMPABLE, 1)
+    prctl(PR_SET_DUMPABLE, 0)  # the program may not ptrace the init that reaps it
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     buf = ctypes.create_string_buffer(bpf, len(bpf))
     prog = SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
-    # What building the box cost, for the cost breakdown: the init's CPU, and this process's.
-    chan.send(b"ready" + json.dumps({"init": init_cpu, "run": cpu_seconds()}).encode())
-    msg, fds, _, _ = socket.recv_fds(chan, 1 << 20, 4)
-    chan.close()
-    if len(fds) != 4:
-        os._exit(SETUP_FAILED)  # the zygote went away: nothing to run
+    # Every change of credentials clears the parent-death signal: arm it again, last, so that the
+    # box dies with its zygote. (Had the zygote died before, our channel ends: we exit there.)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+# Signals Python ignores, which a program starts with at their default, as from a shell. (The
+# two that glibc keeps for itself below SIGRTMIN start ignored, as after any posix_spawn: no
+# glibc program can set them, and Python may not name them.)
+DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+
+
+def spawn(run, stdio):
+    """Start the program (searched on the run's PATH, as bwrap would) in a session of its own.
+
+    posix_spawn's vfork copies no page tables, and nothing of this interpreter is left to tear
+    down when the program starts: a fork and an exec cost several times as much."""
+    argv = run["argv"]
     try:
-        run = json.loads(msg)
-        stdin, stdout, stderr, errpipe = fds
-        for fd, target in ((stdin, 0), (stdout, 1), (stderr, 2)):
+        return os.posix_spawnp(
+            argv[0], argv, run["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
+            file_actions=[(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(stdio)],
+        )  # fmt: skip
+    except OSError as exc:
+        os.write(stdio[2], f"sandlot: cannot execute {argv[0]}: {exc.strerror}\n".encode())
+        os._exit(127)
+
+
+def fork_script(argv, stdio, errpipe):
+    """Fork the process that runs a Python script in this warm interpreter."""
+    pid = os.fork()
+    if pid == 0:
+        set_comm(b"sandlot-run")
+        os.setsid()
+        for fd, target in zip(stdio, (0, 1, 2), strict=True):
             os.dup2(fd, target)
             os.close(fd)
-        for name, (soft, hard) in run["rlimits"].items():
-            resource.setrlimit(getattr(resource, name), (soft, hard))
-        os.chdir(run["cwd"])
-        os.environ.clear()
-        os.environ.update(run["env"])
-    except BaseException as exc:
-        fail_setup(fds[3], exc)
-    os.close(errpipe)  # the run is set up: from here on every failure is the program's
-    if run["script"]:
-        run_script(run["argv"])
-    exec_program(run["argv"], run["env"])
-
-
-def exec_program(argv, env):
-    """Replace this process with `argv` (searched on the box's PATH), as bwrap would."""
-    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-    try:
-        os.execvpe(argv[0], argv, env)
-    except OSError as exc:
-        os.write(2, f"sandlot: cannot execute {argv[0]}: {exc.strerror}\n".encode())
-    os._exit(127)
+        os.close(errpipe)
+        # Changing uid made the process undumpable (its /proc files root's); as a program
+        # started by exec would be, and is in the bubblewrap box, it is dumpable again.
+        prctl(PR_SET_DUMPABLE, 1)
+        run_script(argv)
+    return pid
 
 
 def run_script(argv):
@@ -492,7 +516,7 @@ def fail_setup(errpipe, exc):
 
 class Box:
     """A box being built or built, waiting for its run: its init's pid and our end of the
-    channel to its run process."""
+    channel to it."""
 
     def __init__(self, box, template, shared, bpf):
         self.key = json.dumps(box, sort_keys=True)
@@ -522,7 +546,7 @@ class Box:
         return self.chan.recv(4096)
 
     def start(self, run, fds, ready):
-        """Hand the run to C, or to a box that failed the reason, which the spawner reports."""
+        """Hand the run to the box's init, or, for a box that failed, the reason to the spawner."""
         if ready.startswith(b"ready"):
             socket.send_fds(self.chan, [json.dumps(run).encode()], fds)
         else:

@@ -59,7 +59,7 @@ class Zygote:
 
     def start(self, request: dict[str, object], fds: tuple[int, ...]) -> tuple[int, dict]:
         """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)
-        and the CPU seconds its box cost to build (`init`, `run`; none if it failed)."""
+        and the CPU seconds its box cost to build (`init`, `confine`; none if it failed)."""
         socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
         message, pidfds, _, _ = socket.recv_fds(self.sock, 4096, 1)
         reply = json.loads(message) if message else {}

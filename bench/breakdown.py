@@ -223,8 +223,8 @@ ROWS = (
     ("this process (client, or the jail's side of the channel)", "here"),
     ("spawner (files, limits, pipes, watch, sweep, wipe, accounting)", "spawner"),
     ("zygote (forks the box's init, hands it the run)", "zygote"),
-    ("box init: namespaces, mounts, pivot, loopback, fork", "cpu_init"),
-    ("run process up to the program: privileges, seccomp, stdio", "cpu_run"),
+    ("box init: namespaces, mounts, pivot, loopback", "cpu_init"),
+    ("confinement: uid, capabilities, no_new_privs, seccomp", "cpu_confine"),
     ("program, its exit and the box's teardown (rest of the slot)", "rest"),
     ("kernel threads, machine-wide (namespace teardown and others' load)", "kthreads"),
 )
@@ -236,8 +236,8 @@ def table(name: str, bare_cpu: dict[str, float], jail: dict, http: dict | None) 
             return {}
         cpu, stages = dict(series["cpu"]), series["stages"]
         cpu["cpu_init"] = stages.get("cpu_init", 0.0)
-        cpu["cpu_run"] = stages.get("cpu_run", 0.0)
-        box = cpu["cpu_init"] + cpu["cpu_run"]
+        cpu["cpu_confine"] = stages.get("cpu_confine", 0.0)
+        box = cpu["cpu_init"] + cpu["cpu_confine"]
         cpu["rest"] = cpu["slot"] - cpu["spawner"] - cpu["zygote"] - box
         cpu.setdefault("server", 0.0)
         return cpu
@@ -249,7 +249,7 @@ def table(name: str, bare_cpu: dict[str, float], jail: dict, http: dict | None) 
     lines.append(f"| bare launcher (fork, exec, wait, pipes) | {bare_cpu['launcher']:.2f} | | |")
     for label, key in ROWS:
         # Through HTTP the zygote's report does not reach us: the box's parts are in "rest".
-        hv = "" if not h else "in rest" if key in ("cpu_init", "cpu_run") else f"{h[key]:.2f}"
+        hv = "" if not h else "in rest" if key in ("cpu_init", "cpu_confine") else f"{h[key]:.2f}"
         lines.append(f"| {label} | | {j.get(key, 0.0):.2f} | {hv} |")
     total_j = sum(j.get(k, 0.0) for _, k in ROWS if k != "kthreads")
     total_h = sum(h.get(k, 0.0) for _, k in ROWS if k != "kthreads") if h else 0.0
@@ -268,6 +268,18 @@ def table(name: str, bare_cpu: dict[str, float], jail: dict, http: dict | None) 
     return "\n".join(lines)
 
 
+def programs(tmp: Path) -> dict[str, RunSpec]:
+    """The three programs as runs, their files also written to `tmp` for the bare runs."""
+    binary = compile_cpp(CPP, tmp).rename(tmp / "main")
+    (tmp / "main.py").write_text(PYTHON.code)
+    script = {"main.py": PYTHON.code.encode()}
+    return {
+        "warm Python": RunSpec(argv=(SANDBOX_PYTHON, "main.py"), files=script, warm=True),
+        "cold Python": RunSpec(argv=(SANDBOX_PYTHON, "main.py"), files=script),
+        "C++ hello": RunSpec(argv=("./main",), files={"main": binary.read_bytes()}),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=300, help="runs per program and path")
@@ -276,18 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     if os.geteuid() != 0:
         sys.exit("the jail needs root")
     with tempfile.TemporaryDirectory(prefix="sandlot-breakdown-") as tmp:
-        binary = compile_cpp(CPP, Path(tmp))
-        (Path(tmp) / "main.py").write_text(PYTHON.code)
-        script = {"main.py": PYTHON.code.encode()}
-        specs = {
-            "warm Python": RunSpec(
-                argv=(SANDBOX_PYTHON, "main.py"), files=script, warm=True),
-            "cold Python": RunSpec(argv=(SANDBOX_PYTHON, "main.py"), files=script),
-            "C++ hello": RunSpec(argv=("./main",), files={"main": binary.read_bytes()}),
-        }  # fmt: skip
+        specs = programs(Path(tmp))
         bares = {
             "warm Python": bare([SANDBOX_PYTHON, "main.py"], tmp, args.runs),
-            "C++ hello": bare([str(binary)], tmp, args.runs),
+            "C++ hello": bare([str(Path(tmp) / "main")], tmp, args.runs),
         }
         bares["cold Python"] = bares["warm Python"]
         jail = breakdown_jail(specs, args.runs)

@@ -149,12 +149,16 @@ class _Slot:
                 raise JailError(reply.message)
             return reply.outcome
 
-    def stop(self, wait: float = 0.0) -> None:
-        """Stop the spawner: the channel's end tells it to stop its zygote and reap what that
-        leaves (`wait` seconds at most), then it is killed."""
+    def hang_up(self) -> None:
+        """Close the channel: the spawner then stops its zygote, reaps what that leaves and
+        exits."""
         if self.chan is not None:
             self.chan.close()
             self.chan = None
+
+    def stop(self, wait: float = 0.0) -> None:
+        """Stop the spawner: hang up, give it `wait` seconds to exit on its own, kill it."""
+        self.hang_up()
         if self.proc is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.proc.wait(timeout=wait)
@@ -282,6 +286,8 @@ class Jail:
         bwrap.make_etc(path, uids, self.config.etc_entries)
 
     def close(self) -> None:
+        for slot in self.slots:
+            slot.hang_up()  # all at once: every spawner stops its own
         for slot in self.slots:
             slot.stop(wait=SPAWNER_STOP)
         self.slots = []

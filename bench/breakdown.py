@@ -170,13 +170,17 @@ def jail_series(run: Callable[[], dict[str, float]], probe: Probe, n: int) -> di
     return {"cpu": cpu, "stages": medians}
 
 
-def breakdown_jail(specs: dict[str, RunSpec], n: int) -> dict[str, dict]:
-    config = JailConfig(
+def jail_config() -> JailConfig:
+    """One slot, whose zygote runs on the sandbox's Python, as the server's do."""
+    return JailConfig(
         slots=1, state_dir=STATE_DIR, uid_base=UID_BASE, zygote_python=SANDBOX_PYTHON,
         ro_binds=(str(Path(SANDBOX_PYTHON).parents[1]),),
     )  # fmt: skip
+
+
+def breakdown_jail(specs: dict[str, RunSpec], n: int) -> dict[str, dict]:
     out = {}
-    with Jail(config) as jail:
+    with Jail(jail_config()) as jail:
         slot = jail.slots[0]
         assert slot.proc is not None
         probe = Probe(slot.proc.pid, slot_cgroup(os.getpid()))

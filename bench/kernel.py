@@ -35,9 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.breakdown import STATE_DIR, UID_BASE, programs
-from bench.engine import SANDBOX_PYTHON
-from sandlot.jail import Jail, JailConfig
+from bench.breakdown import jail_config, programs
+from sandlot.jail import Jail
 
 PERIOD_NS = 250_000  # one sample per 0.25 ms of CPU time, on every CPU
 # (name, frames that put a sample in it): the first kind with a frame on the stack wins.
@@ -64,7 +63,6 @@ def process_of(comm: str) -> str:
     if comm.startswith(("kworker", "ksoftirqd", "rcu_", "kthreadd")):
         return "kernel threads"
     return "program" if comm in PROGRAM_COMMS else "others"
-
 
 
 def kind_of(frames: list[str]) -> str:
@@ -143,12 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.exit("the jail and perf need root")
     if shutil.which("perf") is None:
         sys.exit("perf is not installed (Debian: apt-get install linux-perf)")
-    config = JailConfig(
-        slots=1, state_dir=STATE_DIR, uid_base=UID_BASE, zygote_python=SANDBOX_PYTHON,
-        ro_binds=(str(Path(SANDBOX_PYTHON).parents[1]),),
-    )  # fmt: skip
     results = {}
-    with tempfile.TemporaryDirectory(prefix="sandlot-kernel-") as tmp, Jail(config) as jail:
+    with tempfile.TemporaryDirectory(prefix="sandlot-kernel-") as tmp, Jail(jail_config()) as jail:
         for name, spec in programs(Path(tmp)).items():
             results[name] = profile(jail, spec, args.runs, Path(tmp) / "perf.data")
     load = os.getloadavg()

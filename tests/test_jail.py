@@ -106,6 +106,43 @@ def test_a_program_starts_with_no_signal_ignored(jail):
     assert jail.run(0, big).signal == signal.SIGXFSZ
 
 
+def test_a_box_built_ahead_waits_with_no_privilege(jail):
+    """The zygote's box for the next run waits, before any run is handed to it, as its program
+    will run: the slot's uid, no capability in any set, no_new_privs, the seccomp filter."""
+    if jail.config.boxes != "zygote":
+        pytest.skip("bubblewrap builds no box ahead")
+    slot = jail.slots[0]
+    jail.run(0, RunSpec(argv=("/bin/true",)))
+    deadline = time.monotonic() + 5
+    while not (inits := children_named(slot.proc.pid, "sandlot-init")):
+        assert time.monotonic() < deadline, "no box was built ahead"
+        time.sleep(0.01)
+    status = dict(
+        line.split(":", 1) for line in Path(f"/proc/{inits[0]}/status").read_text().splitlines()
+    )
+    assert status["Uid"].split() == [str(slot.config.uid)] * 4
+    for caps in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+        assert int(status[caps], 16) == 0, (caps, status[caps])
+    assert (status["NoNewPrivs"].strip(), status["Seccomp"].strip()) == ("1", "2")
+
+
+def children_named(ancestor: int, comm: str) -> list[int]:
+    """Pids named `comm` anywhere below `ancestor`."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = (int(stat.rsplit(")", 1)[1].split()[1]), stat)
+    found = []
+    for pid, (parent, stat) in parents.items():
+        while parent in parents and parent != ancestor:
+            parent = parents[parent][0]
+        if parent == ancestor and f"({comm})" in stat:
+            found.append(pid)
+    return found
+
+
 def test_a_missing_program_is_the_runs_failure(jail):
     out = jail.run(0, RunSpec(argv=("./nothing-here",)))
     assert out.exit_code not in (0, None) and b"nothing-here" in out.stderr

@@ -372,6 +372,7 @@ def test_a_shared_network_namespace_keeps_nothing_of_the_last_run():
 def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
     """The reason a box's template fails (here a bind of a path that is not there) reaches the
     run that asked for it, and the next box is built as usual."""
+    from sandlot.jail import box_init
     from sandlot.jail.bwrap import BoxLayout
     from sandlot.jail.seccomp import compile_filter
     from sandlot.jail.zygotes import Zygote, box_request
@@ -381,7 +382,7 @@ def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
         d.mkdir()
     layout = BoxLayout(bwrap="", workdir=str(work), root_dir=str(root), etc_dir=str(etc),
                        ro_binds=(), tmp_size=1 << 20, shm_size=1 << 20)  # fmt: skip
-    zygote = Zygote(sys.executable, compile_filter())
+    zygote = Zygote(sys.executable, box_init.build(), compile_filter())
     try:
         good = box_request(layout, 65534, RunSpec(argv=("/bin/true",)))
         bad = {**good, "plan": [["ro-bind", "/nonexistent-sandlot", "/x"], *good["plan"]]}

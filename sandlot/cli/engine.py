@@ -152,8 +152,9 @@ def setup(
     ] = False,
     config: ConfigOpt = None,
 ) -> None:
-    """Install what is missing: bubblewrap, toolchains, the sandbox runtimes."""
+    """Install what is missing: bubblewrap, toolchains, the sandbox runtimes, the boxes' init."""
     from sandlot import install
+    from sandlot.jail import box_init
 
     cfg = load_config(config)
     languages = languages or cfg.languages
@@ -163,6 +164,7 @@ def setup(
             chosen, runtime_dir=cfg.runtime_dir,
             log=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True),
         )  # fmt: skip
+        console.print(f"the boxes' init: {box_init.build()}", highlight=False)
         if with_aider:
             from sandlot.coder.install import install_aider
 

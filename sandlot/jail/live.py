@@ -266,7 +266,9 @@ class LiveBoxes:
         ours = (in_w, out_r, err_r)
         try:
             try:
-                box._zygote = Zygote(self.config.python, self._bpf, join=box.cgroup.join)
+                box._zygote = Zygote(
+                    self.config.python, self.jail.box_init, self._bpf, join=box.cgroup.join
+                )
                 box._pidfd, _ = box._zygote.start(request, theirs)
             finally:
                 for fd in theirs:

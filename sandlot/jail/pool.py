@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from sandlot.errors import JailError, JailUnavailable
-from sandlot.jail import bwrap, wire, workdir
+from sandlot.jail import box_init, bwrap, wire, workdir
 from sandlot.jail.cgroups import CgroupTree, SlotCgroup, remove_stale
 from sandlot.jail.privileges import check_capabilities
 from sandlot.jail.seccomp import compile_filter
@@ -176,6 +176,7 @@ class Jail:
         self.cgroup_version = 0
         self.cgroup_info: dict[str, object] = {}  # what the cgroup layer got, for /health
         self.state = Path(self.config.state_dir) / self.instance
+        self.box_init = ""  # the path of the boxes' init, once built
         self._mounts: list[Path] = []
 
     # -- life cycle ----------------------------------------------------------------------------
@@ -204,6 +205,7 @@ class Jail:
             check_bwrap(cfg.bwrap)
         clean_stale(cfg.state_dir)
         bpf = compile_filter()
+        self.box_init = box_init.build()
         self.cgroups = CgroupTree(self.instance)
         self.cgroup_version = self.cgroups.version
         Path(cfg.state_dir).mkdir(mode=0o711, parents=True, exist_ok=True)
@@ -245,6 +247,7 @@ class Jail:
                     workdir_options=options,
                     boxes=cfg.boxes,
                     zygote_python=cfg.zygote_python,
+                    box_init=self.box_init,
                     share_netns=cfg.share_netns,
                 ),
                 cgroup,

@@ -218,7 +218,8 @@ class Spawner:
     def _zygote(self) -> Zygote:
         if self.zygote is None or not self.zygote.alive():
             self._drop_zygote()
-            self.zygote = Zygote(self.config.zygote_python, self.config.seccomp)
+            cfg = self.config
+            self.zygote = Zygote(cfg.zygote_python, cfg.box_init, cfg.seccomp)
         return self.zygote
 
     def _box(self, spec: RunSpec, group: RunGroup) -> dict[str, object]:

@@ -47,6 +47,7 @@ class SlotConfig(msgspec.Struct, frozen=True):
     # "bwrap": bubblewrap per run (Python still runs in the zygote when the spec is warm).
     boxes: str
     zygote_python: str  # warm specs whose interpreter this is run in the zygote
+    box_init: str  # the zygote's init of each box (box_init.py)
     share_netns: bool = False  # see JailConfig
 
 

@@ -1,19 +1,24 @@
-"""A root helper that keeps the next box of its slot built, and forks runs into it.
+"""A root helper that keeps the next box of its slot built, and starts runs in it.
 
-Started by a slot's spawner as `INTERPRETER -I -S zygote.py FD`, as root, in the slot's cgroups.
-It imports only the standard library (it runs on the sandbox runtime's interpreter, which does not
-have sandlot) and never runs user code itself. A box's first process is its init, the zygote's
-child and pid 1 of a new pid namespace (the zygote unshares it for its next child only). It
+Started by a slot's spawner as `INTERPRETER -I -S zygote.py FD INIT`, as root, in the slot's
+cgroups. It imports only the standard library (it runs on the sandbox runtime's interpreter,
+which does not have sandlot) and never runs user code itself. A box's first process is its init
+(INIT, built from box_init.c), which the zygote starts with posix_spawn as pid 1 of a new pid
+namespace (the zygote unshares it for that child only). The init
 
 - enters the run's own cgroup if it has one (v2), unshares mount, net, ipc, uts and cgroup
-  namespaces, builds the box from the spawner's mount plan (the same plan bubblewrap is given),
-  pivots into it and brings loopback up;
+  namespaces, makes its tree a copy of the template's (the read-only part of the spawner's
+  mount plan, the same plan bubblewrap is given, built once and pivoted into), mounts what is
+  the box's own (/proc, /tmp, /dev/shm, devpts) and brings loopback up;
 - confines itself: drops every capability and the bounding set, takes the slot uid, sets
   no_new_privs and the seccomp filter; says it is ready and waits for its run;
 - sets the run's rlimits, cwd and environment, and starts the program with posix_spawn (in a
-  session of its own, on the run's stdio), or forks the process that runs a Python script in
-  this warm interpreter; then reaps until that process ends. When the init exits the kernel
-  kills whatever is left in the namespace.
+  session of its own, on the run's stdio); then reaps until that process ends. When the init
+  exits the kernel kills whatever is left in the namespace.
+
+A Python script is run by a fork of this warm interpreter instead, made when its run comes: it
+joins the box's namespaces and cgroup, confines itself the same way and runs the script, while
+the init only reaps; once the script has ended the zygote kills the init, and with it the box.
 
 Building a box costs most of a short run (research/isolation.md §5), so the zygote builds the
 next one as soon as the spawner has swept the last run away (`prepare`), and a run whose mount
@@ -26,8 +31,9 @@ Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (ra
 {"prepare": box} to build a box ahead, or {"box": box, "run": run} with four fds attached (stdin,
 stdout, stderr, setup-error pipe). A box with "share" set joins the network, UTS and cgroup
 namespaces this zygote keeps for its boxes (see Shared), which only one box at a time may use.
-For a run the zygote answers {"pid": init} with a pidfd of the
-box's init at once, and {"status": wait-status} when the init has ended (the zygote reaps it).
+For a run the zygote answers {"pid": pid} with a pidfd of the run's top process (the box's init,
+or the script's process) at once, and {"status": wait-status} when it has ended (the zygote
+reaps it, and then the box).
 """
 
 import ctypes
@@ -44,7 +50,7 @@ import sys
 
 CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000
 CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x08000000, 0x20000000, 0x40000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_RDONLY, MS_NOSUID, MS_NODEV = 1, 2, 4
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NAME, PR_CAPBSET_DROP = 1, 4, 15, 24
@@ -53,7 +59,6 @@ PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 22, 38, 2
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}[platform.machine()]
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
-PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
 SETUP_FAILED = 126
 
 libc = ctypes.CDLL(None, use_errno=True)
@@ -86,7 +91,7 @@ def mount(source, target, fstype, flags, data=None):
     check(libc.mount(enc[0], enc[1], enc[2], flags, enc[3]), f"mount {target}")
 
 
-# -- building the box (in the init, root in the new namespaces) -------------------------------
+# -- the box's template: its read-only tree, built once per plan -------------------------------
 
 
 def make_target(path, like):
@@ -104,22 +109,6 @@ def bind(src, dst, read_only, device=False):
     mount(None, dst, None, flags | (MS_RDONLY if read_only else 0))
 
 
-def tmpfs(dst, size, uid, mode="0755"):
-    os.makedirs(dst, mode=0o755, exist_ok=True)
-    mount(
-        "tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode={mode},uid={uid},gid={uid}"
-    )
-
-
-def proc(dst):
-    os.makedirs(dst, mode=0o755, exist_ok=True)
-    mount("proc", dst, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for name in PROC_READ_ONLY:
-        path = os.path.join(dst, name)
-        if os.path.exists(path):
-            bind(path, path, read_only=True)
-
-
 def dev(dst):
     """The box's /dev, all but its devpts (a new instance per box, see devpts)."""
     os.makedirs(dst, mode=0o755, exist_ok=True)
@@ -131,11 +120,6 @@ def dev(dst):
                          ("ptmx", "pts/ptmx")):  # fmt: skip
         os.symlink(target, os.path.join(dst, link))
     os.makedirs(os.path.join(dst, "pts"))
-
-
-def devpts(dev_dir):
-    mount("devpts", os.path.join(dev_dir, "pts"), "devpts", MS_NOSUID | MS_NOEXEC,
-          "newinstance,ptmxmode=0666,mode=620")  # fmt: skip
 
 
 # Steps whose mounts belong to one box only: a fresh /proc for its pid namespace, and fresh
@@ -169,29 +153,6 @@ def build_template(root, steps):
     os.chdir(root)
     check(libc.syscall(SYS_PIVOT_ROOT, b".", b"."), "pivot_root")
     check(libc.umount2(b".", MNT_DETACH), "umount old root")
-    os.chdir("/")
-
-
-def build_box(template, shared, box):
-    """A copy of the template's tree in a namespace of the box's own, plus its per-box mounts;
-    the network, UTS and cgroup namespaces the slot's boxes share, or new ones."""
-    check(libc.setns(template, CLONE_NEWNS), "setns")
-    if shared is None:
-        check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | SHAREABLE), "unshare")
-        socket.sethostname(box["hostname"])
-        loopback_up()
-    else:
-        for fd, kind in zip(shared.fds, SHARED_KINDS, strict=True):
-            check(libc.setns(fd, kind), "setns")
-        check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
-    uid = box["uid"]
-    for kind, *args in box["plan"]:
-        if kind == "tmpfs":
-            tmpfs(args[0], args[1], uid)
-        elif kind == "proc":
-            proc(args[0])
-        elif kind == "dev":
-            devpts(args[0])
     os.chdir("/")
 
 
@@ -339,118 +300,65 @@ def clear_capabilities():
         raise OSError(f"capabilities remain: {' '.join(line.strip() for line in held)}")
 
 
-def exit_code(status):
-    """How bwrap reports a status: the exit code, or 128+N for a signal."""
-    if os.WIFSIGNALED(status):
-        return 128 + os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
-
-
-# -- the two processes of a box ----------------------------------------------------------------
-
-
-def box_init(box, template, shared, chan, bpf):
-    """pid 1 of the box's pid namespace: build the box, confine itself, start the run, reap."""
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if box["cgroup"]:  # the run's own cgroup: everything of the box is charged there
-        with open(box["cgroup"], "w") as f:
-            f.write("0")
-    set_comm(b"sandlot-init")
-    build_box(template, shared, box)
-    for fd in (template, *(shared.fds if shared else ())):
-        os.close(fd)  # the run inherits nothing of the zygote's
-    built = cpu_seconds()
-    confine(box["uid"], bpf)
-    # What building the box cost, for the cost breakdown: the namespaces and mounts, and the
-    # confinement.
-    chan.send(b"ready" + json.dumps({"init": built, "confine": cpu_seconds() - built}).encode())
-    msg, fds, _, _ = socket.recv_fds(chan, 1 << 20, 4)
-    chan.close()
-    if len(fds) != 4:
-        os._exit(SETUP_FAILED)  # the zygote went away: nothing to run
-    for fd in fds:
-        os.set_inheritable(fd, False)  # the program gets them as its stdio, and only so
-    stdio, errpipe = fds[:3], fds[3]
-    try:
-        run = json.loads(msg)
-        for name, (soft, hard) in run["rlimits"].items():
-            resource.setrlimit(getattr(resource, name), (soft, hard))  # the program inherits them
-        os.chdir(run["cwd"])
-        os.environ.clear()
-        os.environ.update(run["env"])  # the PATH a program name is searched on
-        pid = fork_script(run["argv"], stdio, errpipe) if run["script"] else spawn(run, stdio)
-    except BaseException as exc:
-        fail_setup(errpipe, exc)
-    for fd in fds:
-        os.close(fd)  # the errpipe's last copy closed: the run is set up
-    while True:  # reap orphans until the program itself ends
-        done, status = os.waitpid(-1, 0)
-        if done == pid:
-            os._exit(exit_code(status))
-
-
-def cpu_seconds():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+# -- a script's process: a fork of this warm interpreter that joins a box ---------------------
 
 
 def confine(uid, bpf):
-    """Leave this process what a run may have, before any run is handed to it: the slot uid,
-    no capability (nor any to regain), no_new_privs and the seccomp filter. The program it
-    starts inherits all of it."""
+    """Leave this process what a run may have, as the box's init has (box_init.c): the slot uid,
+    no capability (nor any to regain), no_new_privs and the seccomp filter."""
     with open("/proc/self/oom_score_adj", "w") as f:
         f.write("1000")  # the box, never the zygote or spawner sharing its cgroup, is the victim
     for cap in range(last_cap() + 1):
         check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), f"dropping capability {cap}")
     drop_to(uid)
     clear_capabilities()
-    prctl(PR_SET_DUMPABLE, 0)  # the program may not ptrace the init that reaps it
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     buf = ctypes.create_string_buffer(bpf, len(bpf))
     prog = SockFprog(len(bpf) // 8, ctypes.cast(buf, ctypes.c_void_p))
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
-    # Every change of credentials clears the parent-death signal: arm it again, last, so that the
-    # box dies with its zygote. (Had the zygote died before, our channel ends: we exit there.)
-    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-# Signals Python ignores, which a program starts with at their default, as from a shell. (The
-# two that glibc keeps for itself below SIGRTMIN start ignored, as after any posix_spawn: no
-# glibc program can set them, and Python may not name them.)
-DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
-
-
-def spawn(run, stdio):
-    """Start the program (searched on the run's PATH, as bwrap would) in a session of its own.
-
-    posix_spawn's vfork copies no page tables, and nothing of this interpreter is left to tear
-    down when the program starts: a fork and an exec cost several times as much."""
-    argv = run["argv"]
+def fork_script(box, init, run, fds, bpf):
+    """Fork the process that runs a Python script in this warm interpreter, in the box whose
+    init `init` (a pidfd) is: its namespaces, pid namespace and cgroup, confined as the init is."""
+    check(libc.setns(init, CLONE_NEWPID), "setns")  # for our next child only
     try:
-        return os.posix_spawnp(
-            argv[0], argv, run["env"], setsid=True, setsigdef=DEFAULT_SIGNALS,
-            file_actions=[(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(stdio)],
-        )  # fmt: skip
-    except OSError as exc:
-        os.write(stdio[2], f"sandlot: cannot execute {argv[0]}: {exc.strerror}\n".encode())
-        os._exit(127)
-
-
-def fork_script(argv, stdio, errpipe):
-    """Fork the process that runs a Python script in this warm interpreter."""
-    pid = os.fork()
-    if pid == 0:
+        pid = os.fork()
+    except BaseException:
+        check(libc.setns(OWN_PID_NS, CLONE_NEWPID), "setns")
+        raise
+    if pid:
+        check(libc.setns(OWN_PID_NS, CLONE_NEWPID), "setns")
+        return pid
+    stdio, errpipe = fds[:3], fds[3]
+    try:
+        close_all_but({0, 1, 2, init, *fds})
         set_comm(b"sandlot-run")
+        if box["cgroup"]:
+            with open(box["cgroup"], "w") as f:
+                f.write("0")
+        check(libc.setns(init, BOX_NAMESPACES), "setns")  # and its root, as cwd
+        os.close(init)
+        confine(box["uid"], bpf)
+        # Changing uid made the process undumpable (its /proc files root's); as a program
+        # started by exec would be, it is dumpable again. Its init is not.
+        prctl(PR_SET_DUMPABLE, 1)
+        for name, (soft, hard) in run["rlimits"].items():
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        os.chdir(run["cwd"])
+        os.environ.clear()
+        os.environ.update(run["env"])
         os.setsid()
         for fd, target in zip(stdio, (0, 1, 2), strict=True):
             os.dup2(fd, target)
             os.close(fd)
-        os.close(errpipe)
-        # Changing uid made the process undumpable (its /proc files root's); as a program
-        # started by exec would be, and is in the bubblewrap box, it is dumpable again.
-        prctl(PR_SET_DUMPABLE, 1)
-        run_script(argv)
-    return pid
+    except BaseException as exc:
+        fail_setup(errpipe, exc)
+    os.close(errpipe)  # the run is set up
+    run_script(run["argv"])
+
+
+BOX_NAMESPACES = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWCGROUP
 
 
 def run_script(argv):
@@ -514,49 +422,89 @@ def fail_setup(errpipe, exc):
         os._exit(SETUP_FAILED)
 
 
+# Signals Python ignores, which a program starts with at their default, as from a shell.
+DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
+NO_SHARED = (-1, -1, -1)
+
+
 class Box:
     """A box being built or built, waiting for its run: its init's pid and our end of the
     channel to it."""
 
-    def __init__(self, box, template, shared, bpf):
+    def __init__(self, box, template, shared, bpf, init):
+        self.box, self.bpf = box, bpf
         self.key = json.dumps(box, sort_keys=True)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        passed = (theirs.fileno(), template, *(shared.fds if shared else NO_SHARED))
+        argv = [init, *map(str, passed[:2]), str(box["uid"]), box["cgroup"], box["hostname"],
+                *map(str, passed[2:]), *per_box_steps(box["plan"])]  # fmt: skip
         # For our next child only (our own pid namespace stays): it is pid 1 of a new one.
         check(libc.unshare(CLONE_NEWPID), "unshare")
-        self.pid = os.fork()
-        if self.pid:  # children to come land in our own namespace again, until the next box
+        try:
+            # The init keeps these at their numbers (a dup2 onto itself clears close-on-exec)
+            # and closes every other descriptor it inherits.
+            self.pid = os.posix_spawn(
+                init, argv, {}, setsigdef=DEFAULT_SIGNALS,
+                file_actions=[(os.POSIX_SPAWN_DUP2, fd, fd) for fd in passed if fd >= 0],
+            )  # fmt: skip
+        finally:
             check(libc.setns(OWN_PID_NS, CLONE_NEWPID), "setns")
-        if self.pid == 0:
-            # Nothing of the zygote's but the channel and the template: not its socket, nor a
-            # run's stdio it has just received (the box may be built while a run's request
-            # waits); the template is closed once the box's namespace is made from it.
-            close_all_but({0, 1, 2, theirs.fileno(), template, *(shared.fds if shared else ())})
-            try:
-                box_init(box, template, shared, theirs, bpf)
-            except BaseException as exc:
-                try:
-                    theirs.send(f"{type(exc).__name__}: {exc}".encode())
-                finally:
-                    os._exit(SETUP_FAILED)
         theirs.close()
         self.chan = ours
+        self.chan.send(bpf)
 
     def ready(self):
         """Wait until the box is built: b"ready", a reason it failed, or b"" if it was killed."""
         return self.chan.recv(4096)
 
     def start(self, run, fds, ready):
-        """Hand the run to the box's init, or, for a box that failed, the reason to the spawner."""
-        if ready.startswith(b"ready"):
-            socket.send_fds(self.chan, [json.dumps(run).encode()], fds)
-        else:
-            os.write(fds[3], ready or b"the box ended before it was ready")
+        """Hand the run to the box's init (a script: tell it only to reap, and fork the script's
+        process into the box); for a box that failed, the reason to the spawner. The pid of the
+        run's top process."""
+        pid = self.pid
+        try:
+            if not ready.startswith(b"ready"):
+                os.write(fds[3], ready or b"the box ended before it was ready")
+            elif run["script"]:
+                init = os.pidfd_open(self.pid)
+                try:
+                    pid = fork_script(self.box, init, run, fds, self.bpf)
+                finally:
+                    os.close(init)
+                self.chan.send(b"script")
+            else:
+                socket.send_fds(self.chan, [exec_request(run)], fds)
+        except (OSError, ValueError) as exc:
+            os.write(fds[3], f"{type(exc).__name__}: {exc}".encode())  # the init's channel ends
         self.chan.close()
+        return pid
 
     def discard(self):
         os.kill(self.pid, signal.SIGKILL)  # the init's death takes the namespace down
         os.waitpid(self.pid, 0)
         self.chan.close()
+
+
+# What a box's init mounts for itself: every other step is in its template.
+PER_BOX_INIT = ("tmpfs", "proc", "dev")
+RLIM_MASK = (1 << 64) - 1
+
+
+def per_box_steps(plan):
+    return [str(arg) for kind, *args in plan if kind in PER_BOX_INIT for arg in (kind, *args)]
+
+
+def exec_request(run):
+    """A run as the init reads it (box_init.c): fields ending in NUL, none holding one."""
+    limits = [(getattr(resource, name), *values) for name, values in run["rlimits"].items()]
+    env = [f"{key}={value}" for key, value in run["env"].items()]
+    fields = ["exec", run["cwd"], str(len(limits)),
+              *(str(v & RLIM_MASK) for limit in limits for v in limit),
+              str(len(env)), *env, *run["argv"]]  # fmt: skip
+    out = b"".join(os.fsencode(field) + b"\0" for field in fields)
+    if out.count(b"\0") != len(fields):
+        raise ValueError("a NUL in the run's argv, environment or cwd")
+    return out
 
 
 def close_all_but(keep):
@@ -571,8 +519,8 @@ def close_all_but(keep):
 class Boxes:
     """What the zygote keeps for the boxes it builds: their templates and shared namespaces."""
 
-    def __init__(self, bpf):
-        self.bpf = bpf
+    def __init__(self, bpf, init):
+        self.bpf, self.init = bpf, init
         self.templates = Templates()
         self.shared = None
 
@@ -582,11 +530,11 @@ class Boxes:
         if box.get("share") and self.shared is None:
             self.shared = Shared(box["hostname"])
         shared = self.shared if box.get("share") else None
-        return Box(box, self.templates.get(box), shared, self.bpf)
+        return Box(box, self.templates.get(box), shared, self.bpf, self.init)
 
 
-def serve(sock):
-    boxes = Boxes(sock.recv(1 << 16))
+def serve(sock, init):
+    boxes = Boxes(sock.recv(1 << 16), init)
     ahead = None
     while True:
         msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
@@ -614,16 +562,19 @@ def serve(sock):
                     os.close(fd)
                 sock.send(json.dumps({"error": f"cannot build the box: {exc}"}).encode())
             continue
-        # A pidfd, opened while the init is our unreaped child, is the spawner's handle on the
-        # box: it can wait for the exit and kill without ever racing a reused pid.
-        pidfd = os.pidfd_open(this.pid)
-        this.start(req["run"], fds, ready)
+        top = this.start(req["run"], fds, ready)
         for fd in fds:
             os.close(fd)
+        # A pidfd, opened while the process is our unreaped child, is the spawner's handle on
+        # the run: it can wait for the exit and kill without ever racing a reused pid.
+        pidfd = os.pidfd_open(top)
         cost = json.loads(ready[5:]) if ready.startswith(b"ready") else {}
-        socket.send_fds(sock, [json.dumps({"pid": this.pid, "cpu": cost}).encode()], [pidfd])
+        socket.send_fds(sock, [json.dumps({"pid": top, "cpu": cost}).encode()], [pidfd])
         os.close(pidfd)
-        _, status = os.waitpid(this.pid, 0)
+        _, status = os.waitpid(top, 0)
+        if top != this.pid:  # the script's box: what the script left goes with its init
+            os.kill(this.pid, signal.SIGKILL)
+            os.waitpid(this.pid, 0)
         sock.send(json.dumps({"status": status}).encode())
 
 
@@ -674,8 +625,9 @@ def main():
     set_comm(b"sandlot-zygote")
     warm_up()
     sock = socket.socket(fileno=int(sys.argv[1]))
+    os.set_inheritable(sock.fileno(), False)  # no box's init may inherit it
     if stat.S_ISSOCK(os.fstat(sock.fileno()).st_mode):
-        serve(sock)
+        serve(sock, sys.argv[2])
 
 
 if __name__ == "__main__":

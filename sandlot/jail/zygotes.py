@@ -27,13 +27,14 @@ class Zygote:
     """A root helper (zygote.py) that builds boxes with mount syscalls, one ahead of its run."""
 
     def __init__(
-        self, interpreter: str, bpf: bytes, join: Callable[[int], None] | None = None
+        self, interpreter: str, init: str, bpf: bytes, join: Callable[[int], None] | None = None
     ) -> None:
-        """`join` places the zygote (by pid) before it is sent anything, so that every box it
-        builds starts there: a live box's cgroup (a slot's spawner is in its cgroups already)."""
+        """`init`: the program each box starts as (box_init.py builds it). `join` places the
+        zygote (by pid) before it is sent anything, so that every box it builds starts there: a
+        live box's cgroup (a slot's spawner is in its cgroups already)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
-            [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno())],
+            [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno()), init],
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

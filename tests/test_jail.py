@@ -74,6 +74,16 @@ def test_environment_is_only_what_the_run_gives(jail):
     assert names == {"PATH", "HOME", "TMPDIR", "LANG", "USER", "PWD", "EXTRA"}
 
 
+def test_a_nul_in_argv_or_environment_is_refused_whole(jail):
+    """No program can be given a NUL byte: a run whose argv or environment holds one is refused
+    with the reason, not cut short at the NUL, and the slot serves on."""
+    for spec in (RunSpec(argv=("/bin/echo", "a\0b")),
+                 RunSpec(argv=("/usr/bin/env",), env={"X": "a\0b"})):  # fmt: skip
+        with pytest.raises(JailError, match=r"(?i)nul"):
+            jail.run(0, spec)
+    assert jail.run(0, RunSpec(argv=("/bin/echo", "ok"))).stdout == b"ok\n"
+
+
 @pytest.mark.slow
 def test_nothing_accumulates_over_many_runs(jail):
     before = {s.config.index: s.cgroup.read().memory_usage for s in jail.slots}

@@ -281,6 +281,10 @@ static char **fields(char **at, char *end, size_t count) {
 
 static void start_run(char *msg, char *end, const int stdio[3]) {
     char *at = msg;
+    if (end[-1] != 0) {
+        errno = EINVAL;
+        fail("the run's request"); /* every field, the last too, ends in a NUL */
+    }
     next_field(&at, end); /* "exec" */
     const char *cwd = next_field(&at, end);
     for (long n = strtol(next_field(&at, end), NULL, 10); n > 0; n--) {
@@ -397,5 +401,9 @@ int main(int argc, char **argv) {
         _exit(SETUP_FAILED); /* the zygote went away: nothing to run */
     memcpy(fds, CMSG_DATA(cm), sizeof fds);
     errpipe = fds[3];
+    if (hdr.msg_flags & MSG_TRUNC) {
+        errno = EMSGSIZE;
+        fail("the run's request"); /* never a run read in part */
+    }
     start_run(msg, msg + got, fds);
 }

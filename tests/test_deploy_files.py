@@ -13,8 +13,10 @@ from sandlot.jail.privileges import CAPABILITIES
 from tests.container import ROOT, readme_run_flags
 
 NEEDED = {name.removeprefix("CAP_") for name, _, _ in CAPABILITIES}
-# What the zygote calls to build a box (jail/zygote.py), and what every program needs.
-BOX_BUILDING = {"mount", "umount2", "pivot_root", "setns", "sethostname", "unshare", "clone"}
+# What the zygote and the box's init call to build a box (jail/zygote.py, jail/box_init.c), and
+# what every program needs.
+BOX_BUILDING = {"mount", "umount2", "pivot_root", "setns", "sethostname", "unshare", "clone",
+                "vfork", "capset", "close_range", "prctl", "setresuid", "setgroups"}  # fmt: skip
 NEVER = {"kexec_load", "init_module", "finit_module", "bpf", "perf_event_open", "keyctl",
          "io_uring_setup", "ptrace", "open_by_handle_at", "reboot", "userfaultfd"}  # fmt: skip
 

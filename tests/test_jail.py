@@ -10,6 +10,7 @@ import math
 import os
 import signal
 import socket
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +21,7 @@ import pytest
 
 from sandlot.errors import JailError, JailUnavailable
 from sandlot.jail import Jail, JailConfig, Limit, Limits, Outcome, RunSpec, wire
+from sandlot.jail.privileges import CAPABILITIES
 from sandlot.jail.seccomp import DENIED, compile_filter
 from tests.conftest import running_server
 
@@ -409,3 +411,39 @@ def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
             os.close(w)
     finally:
         zygote.stop()
+
+
+CONTAINED_RUNS = """
+import json, sys
+from sandlot.jail import Jail, JailConfig, RunSpec
+python, state, boxes = sys.argv[1:]
+config = JailConfig(slots=1, uid_base=64100, state_dir=state, boxes=boxes, zygote_python=python,
+                    ro_binds=(python.rsplit("/", 2)[0],))
+script = {"main.py": b"import os; print('warm', os.getuid())"}
+with Jail(config) as jail:
+    outs = [jail.run(0, RunSpec(argv=(python, "main.py"), files=script, warm=True)),
+            jail.run(0, RunSpec(argv=("/bin/sh", "-c", "echo exec $(id -u)")))]
+print(json.dumps([[o.exit_code, o.stdout.decode(), o.stderr.decode()] for o in outs]))
+"""
+
+
+@pytest.mark.parametrize("boxes", ["zygote", "bwrap"])
+def test_the_jail_needs_no_capability_beyond_those_it_names(boxes):
+    """In a container the server has exactly CAPABILITIES (no CAP_SYS_PTRACE, for one, which
+    reaching into a confined box's init would need): a warm Python script, a program in the
+    zygote's box and bubblewrap's all run with a bounding set of only those."""
+    python = "/opt/sandlot/python/bin/python3"
+    if not os.access(python, os.X_OK):
+        pytest.skip("the sandbox runtime is not installed (make setup)")
+    caps = ",".join(f"+{name.removeprefix('CAP_').lower()}" for name, _, _ in CAPABILITIES)
+    state = f"{STATE}-contained"
+    done = subprocess.run(
+        ["setpriv", f"--bounding-set=-all,{caps}", "--inh-caps=-all", "--",
+         sys.executable, "-c", CONTAINED_RUNS, python, state, boxes],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    (warm, warm_out, warm_err), (code, out, err) = json.loads(done.stdout.splitlines()[-1])
+    assert (warm, warm_out) == (0, "warm 64100\n"), warm_err
+    assert (code, out) == (0, "exec 64100\n"), err
+    Path(state).rmdir()

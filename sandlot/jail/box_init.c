@@ -14,8 +14,8 @@
      STEP      the per-box mounts: "tmpfs" PATH SIZE | "proc" PATH | "dev" PATH.
 
    On the channel: the zygote sends the seccomp filter (raw BPF); the init builds the box,
-   confines itself and answers "ready" with what that cost in CPU, or the reason it could not
-   (then exits 126). Then comes the run: "exec" with its fields (see read_run) and four
+   confines itself and answers "ready" with what that cost in CPU and descriptors of its
+   namespaces (mnt, ipc, net, uts, cgroup, pid), or the reason it could not (then exits 126). Then comes the run: "exec" with its fields (see read_run) and four
    descriptors (stdin, stdout, stderr, and a pipe that is closed once the run is set up, or says
    why it could not be), or "script": the zygote forks a warm interpreter into this box itself,
    and the init only reaps orphans until it is killed. */
@@ -46,6 +46,7 @@
 #define SETUP_FAILED 126
 #define RUN_MESSAGE (1 << 20)
 #define PATH 4096
+#define NAMESPACES 6
 
 extern char **environ;
 
@@ -379,12 +380,34 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 3; i++)
         if (shared[i] >= 0)
             close(shared[i]);
+    /* The box's namespaces, for the zygote to fork a script's process into: opened now, as
+       root; once confined, the init may be reached by no one without CAP_SYS_PTRACE, which a
+       container does not grant. */
+    static const char *kinds[NAMESPACES] = {"mnt", "ipc", "net", "uts", "cgroup", "pid"};
+    int namespaces[NAMESPACES];
+    for (int i = 0; i < NAMESPACES; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/ns/%s", kinds[i]);
+        namespaces[i] = open(path, O_RDONLY | O_CLOEXEC);
+        check(namespaces[i], path);
+    }
     double built = cpu_seconds();
     confine(uid, bpf, len);
     char ready[128];
     int n = snprintf(ready, sizeof ready, "ready{\"init\": %.6f, \"confine\": %.6f}", built,
                      cpu_seconds() - built);
-    check(send(chan, ready, n, 0), "ready");
+    char sent[CMSG_SPACE(sizeof namespaces)] = {0};
+    struct iovec said = {ready, n};
+    struct msghdr out = {.msg_iov = &said, .msg_iovlen = 1, .msg_control = sent,
+                         .msg_controllen = sizeof sent};
+    struct cmsghdr *rights = CMSG_FIRSTHDR(&out);
+    rights->cmsg_level = SOL_SOCKET;
+    rights->cmsg_type = SCM_RIGHTS;
+    rights->cmsg_len = CMSG_LEN(sizeof namespaces);
+    memcpy(CMSG_DATA(rights), namespaces, sizeof namespaces);
+    check(sendmsg(chan, &out, 0), "ready");
+    for (int i = 0; i < NAMESPACES; i++)
+        close(namespaces[i]);
 
     static char msg[RUN_MESSAGE];
     int fds[4];

@@ -318,10 +318,12 @@ def confine(uid, bpf):
     check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0), "seccomp")
 
 
-def fork_script(box, init, run, fds, bpf):
+def fork_script(box, namespaces, run, fds, bpf):
     """Fork the process that runs a Python script in this warm interpreter, in the box whose
-    init `init` (a pidfd) is: its namespaces, pid namespace and cgroup, confined as the init is."""
-    check(libc.setns(init, CLONE_NEWPID), "setns")  # for our next child only
+    namespaces (box_init.c's order: mnt, ipc, net, uts, cgroup, pid) are given: those, its pid
+    namespace and cgroup, confined as the box's init is."""
+    *joined, pid_ns = namespaces
+    check(libc.setns(pid_ns, CLONE_NEWPID), "setns")  # for our next child only
     try:
         pid = os.fork()
     except BaseException:
@@ -332,13 +334,14 @@ def fork_script(box, init, run, fds, bpf):
         return pid
     stdio, errpipe = fds[:3], fds[3]
     try:
-        close_all_but({0, 1, 2, init, *fds})
+        close_all_but({0, 1, 2, *joined, *fds})
         set_comm(b"sandlot-run")
         if box["cgroup"]:
             with open(box["cgroup"], "w") as f:
                 f.write("0")
-        check(libc.setns(init, BOX_NAMESPACES), "setns")  # and its root, as cwd
-        os.close(init)
+        for fd in reversed(joined):  # the mount namespace last: its root becomes ours, and cwd
+            check(libc.setns(fd, 0), "setns")
+            os.close(fd)
         confine(box["uid"], bpf)
         # Changing uid made the process undumpable (its /proc files root's); as a program
         # started by exec would be, it is dumpable again. Its init is not.
@@ -356,9 +359,6 @@ def fork_script(box, init, run, fds, bpf):
         fail_setup(errpipe, exc)
     os.close(errpipe)  # the run is set up
     run_script(run["argv"])
-
-
-BOX_NAMESPACES = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWCGROUP
 
 
 def run_script(argv):
@@ -425,6 +425,7 @@ def fail_setup(errpipe, exc):
 # Signals Python ignores, which a program starts with at their default, as from a shell.
 DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 NO_SHARED = (-1, -1, -1)
+NAMESPACES = 6  # descriptors a ready box's init sends
 
 
 class Box:
@@ -433,6 +434,7 @@ class Box:
 
     def __init__(self, box, template, shared, bpf, init):
         self.box, self.bpf = box, bpf
+        self.namespaces = []  # the box's, once it is ready
         self.key = json.dumps(box, sort_keys=True)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         passed = (theirs.fileno(), template, *(shared.fds if shared else NO_SHARED))
@@ -454,8 +456,12 @@ class Box:
         self.chan.send(bpf)
 
     def ready(self):
-        """Wait until the box is built: b"ready", a reason it failed, or b"" if it was killed."""
-        return self.chan.recv(4096)
+        """Wait until the box is built: b"ready" (its namespaces kept), a reason it failed, or b""
+        if it was killed."""
+        said, self.namespaces, _, _ = socket.recv_fds(self.chan, 4096, NAMESPACES)
+        for fd in self.namespaces:
+            os.set_inheritable(fd, False)  # recv_fds drops MSG_CMSG_CLOEXEC (Python 3.11)
+        return said
 
     def start(self, run, fds, ready):
         """Hand the run to the box's init (a script: tell it only to reap, and fork the script's
@@ -463,26 +469,28 @@ class Box:
         run's top process."""
         pid = self.pid
         try:
-            if not ready.startswith(b"ready"):
+            if not ready.startswith(b"ready") or len(self.namespaces) != NAMESPACES:
                 os.write(fds[3], ready or b"the box ended before it was ready")
             elif run["script"]:
-                init = os.pidfd_open(self.pid)
-                try:
-                    pid = fork_script(self.box, init, run, fds, self.bpf)
-                finally:
-                    os.close(init)
+                pid = fork_script(self.box, self.namespaces, run, fds, self.bpf)
                 self.chan.send(b"script")
             else:
                 socket.send_fds(self.chan, [exec_request(run)], fds)
         except (OSError, ValueError) as exc:
             os.write(fds[3], f"{type(exc).__name__}: {exc}".encode())  # the init's channel ends
-        self.chan.close()
+        self.close()
         return pid
+
+    def close(self):
+        self.chan.close()
+        for fd in self.namespaces:
+            os.close(fd)
+        self.namespaces = []
 
     def discard(self):
         os.kill(self.pid, signal.SIGKILL)  # the init's death takes the namespace down
         os.waitpid(self.pid, 0)
-        self.chan.close()
+        self.close()
 
 
 # What a box's init mounts for itself: every other step is in its template.

@@ -130,7 +130,7 @@ class Spawner:
         pids = limits.pids + (JAIL_PIDS if group.shared else RUN_PIDS)
         cg.set_limits(memory=before.memory_usage + limits.memory, pids=pids)
         cg.reset_peak()
-        own_cpu = _own_cpu()
+        own_cpu = _own_cpu() if group.shared else 0.0
         clock.lap("limits")
         pidfd, wait_status, (out_r, err_r, in_w), started = self._start_box(spec, clock, group)
         try:

@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -447,3 +448,34 @@ def test_the_jail_needs_no_capability_beyond_those_it_names(boxes):
     assert (warm, warm_out) == (0, "warm 64100\n"), warm_err
     assert (code, out) == (0, "exec 64100\n"), err
     Path(state).rmdir()
+
+
+def test_a_slots_page_cache_is_no_room_for_a_run(jail):
+    """On cgroup v1 a slot's cgroup keeps the page cache of every file its runs read: a run must
+    not get that as memory beyond its limit. With the slot holding more cache than the limit, a
+    hog is stopped at the limit and says so; a small run after it reports a small peak."""
+    if jail.cgroup_version != 1:
+        pytest.skip("a v2 run has a cgroup of its own, with no earlier run's cache in it")
+    python = "/opt/sandlot/python/bin/python3"
+    if not os.access(python, os.X_OK):
+        pytest.skip("the sandbox runtime is not installed (make setup)")
+    slot = jail.slots[1]
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as cached:  # on a disk: page cache
+        big = Path(cached) / "big"
+        with big.open("wb") as f:
+            f.write(os.urandom(1 << 20) * 384)
+            f.flush()
+            os.fsync(f.fileno())
+            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)  # to be charged anew
+        os.chmod(cached, 0o755)
+        before = slot.cgroup.read().memory_usage
+        jail.run(1, RunSpec(argv=("sh", "-c", f"cat {big} > /dev/null"), ro_binds=(cached,)))
+        assert slot.cgroup.read().memory_usage - before > 256 << 20, "the read was not charged"
+        runtime = (str(Path(python).parents[1]),)
+        hog = RunSpec(argv=(python, "-c", "x = b'1' * (320 << 20)"), ro_binds=runtime,
+                      limits=Limits(memory=128 << 20, wall_time=30))  # fmt: skip
+        out = jail.run(1, hog)
+        assert out.limit is Limit.MEMORY or out.exit_code != 0, out
+        assert 100 << 20 < out.memory_peak <= 140 << 20, out.memory_peak
+        small = jail.run(1, dataclasses.replace(hog, argv=(python, "-c", "print(1)")))
+        assert small.stdout == b"1\n" and small.memory_peak < 64 << 20, small.memory_peak

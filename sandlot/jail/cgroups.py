@@ -123,6 +123,12 @@ class SlotCgroup(ABC):
     @abstractmethod
     def read(self) -> Reading: ...
 
+    def file_cache(self) -> int:
+        """Page cache charged here that the kernel may reclaim (files read, not tmpfs): on v1 a
+        slot's cgroup keeps it from run to run, and a run may not count it as room of its own.
+        A v2 run's cgroup is new for each run: nothing is there before it."""
+        return 0
+
     @abstractmethod
     def reset_peak(self) -> None: ...
 
@@ -210,6 +216,10 @@ class CgroupV1(SlotCgroup):
             oom_kills=oom,
             cpu_ns=int(read(self.dirs["cpuacct"] / "cpuacct.usage")),
         )
+
+    def file_cache(self) -> int:
+        stat = read(self.dirs["memory"] / "memory.stat").split()
+        return sum(int(stat[stat.index(key) + 1]) for key in ("active_file", "inactive_file"))
 
     def reset_peak(self) -> None:
         write(self.dirs["memory"] / "memory.max_usage_in_bytes", 0)

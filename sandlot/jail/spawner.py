@@ -128,8 +128,16 @@ class Spawner:
         cg = group.cgroup
         before = cg.read()
         pids = limits.pids + (JAIL_PIDS if group.shared else RUN_PIDS)
-        cg.set_limits(memory=before.memory_usage + limits.memory, pids=pids)
+        # The limit is the run's memory on top of what is resident here, the slot's page cache
+        # (v1) not counted: the kernel reclaims that cache before the run may use more, where a
+        # run could otherwise use its limit plus every file earlier runs read.
+        cache = cg.file_cache()
+        limit = before.memory_usage - cache + limits.memory
+        cg.set_limits(memory=limit, pids=pids)
+        if before.memory_usage > limit:
+            cache = cg.file_cache()  # what the limit left of it
         cg.reset_peak()
+        baseline = cg.peak()
         own_cpu = _own_cpu() if group.shared else 0.0
         clock.lap("limits")
         pidfd, wait_status, (out_r, err_r, in_w), started = self._start_box(spec, clock, group)
@@ -153,7 +161,11 @@ class Spawner:
         after = cg.read()
         own_ns = int((_own_cpu() - own_cpu) * 1e9) if group.shared else 0
         outcome.cpu_time = max(0, after.cpu_ns - before.cpu_ns - own_ns) / 1e9
-        outcome.memory_peak = max(0, cg.peak() - before.memory_usage)
+        # A run that grows evicts the slot's cache as it goes, which the peak of the whole
+        # cgroup does not show: what it evicted counts as the run's (a run that reads files
+        # adds cache of its own, so this is a lower bound).
+        evicted = max(0, cache - cg.file_cache()) if cache else 0
+        outcome.memory_peak = max(0, cg.peak() - baseline) + evicted
         _decode_status(status, outcome)
         if outcome.limit is None:
             if after.oom_kills > before.oom_kills:

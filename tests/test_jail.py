@@ -479,3 +479,27 @@ def test_a_slots_page_cache_is_no_room_for_a_run(jail):
         assert 100 << 20 < out.memory_peak <= 140 << 20, out.memory_peak
         small = jail.run(1, dataclasses.replace(hog, argv=(python, "-c", "print(1)")))
         assert small.stdout == b"1\n" and small.memory_peak < 64 << 20, small.memory_peak
+
+
+def test_unmount_all_detaches_nested_mounts_and_odd_names(tmp_path):
+    """What a jail leaves mounted is found from the kernel's table, not from names it expects:
+    nested mounts, and a name with a space and a newline (escaped in mountinfo), all go."""
+    from sandlot.jail import workdir
+
+    top = tmp_path / "state"
+    odd = top / "a b\nc"
+    inner = odd / "inner"
+    beside = tmp_path / "state-beside"  # shares the prefix, is not below it
+    for d in (odd, beside):
+        d.mkdir(parents=True)
+    workdir.mount_tmpfs(str(odd), "size=1m")
+    inner.mkdir()
+    workdir.mount_tmpfs(str(inner), "size=1m")
+    workdir.mount_tmpfs(str(beside), "size=1m")
+    try:
+        workdir.unmount_all(str(top))
+        assert not os.path.ismount(odd) and not os.path.ismount(inner)
+        assert os.path.ismount(beside)
+    finally:
+        workdir.unmount_all(str(tmp_path))
+    assert not os.path.ismount(beside)

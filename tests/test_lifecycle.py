@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sandlot.api.server import SIGNAL_BURST
 from tests.conftest import (
     SESSION_UID_BASE,
     UID_BASE,
@@ -99,8 +100,39 @@ def test_draining_turns_health_503_while_it_still_answers(started) -> None:
     assert httpx.get(srv.url + "/v1/ping").status_code == 200
     r = httpx.post(srv.url + "/run_code", json={"code": "print(1)", "language": "python"})
     assert r.json()["stdout"] == "1\n"  # a balancer's last requests still run
+    time.sleep(SIGNAL_BURST)
     srv.proc.send_signal(signal.SIGTERM)  # a second signal: no more waiting for the drain
     assert srv.proc.wait(60) == 0
+
+
+def test_a_burst_of_signals_is_one_stop(started) -> None:
+    """A job manager signals every process of a job and the shell that started the server
+    passes the signal on: one stop that must not skip the drain."""
+    srv = started("--slots", "1", env={"SANDLOT_DRAIN_SECONDS": "600"})
+    for _ in range(4):
+        srv.proc.send_signal(signal.SIGTERM)
+    until(lambda: httpx.get(srv.url + "/health").status_code == 503, "/health says 503")
+    r = httpx.post(srv.url + "/run_code", json={"code": "print(1)", "language": "python"})
+    assert r.json()["stdout"] == "1\n"  # still draining
+    time.sleep(SIGNAL_BURST)
+    srv.proc.send_signal(signal.SIGTERM)
+    assert srv.proc.wait(60) == 0
+
+
+def test_a_forced_stop_still_removes_sessions_boxes_and_mounts(started) -> None:
+    """A third signal cancels the runs in flight at once; it still closes the pooled kernels'
+    live boxes and unmounts their work dirs (the fixture checks nothing is left)."""
+    srv = started("--slots", "1", env={"SANDLOT_SESSION_POOL": "2"})
+    until(lambda: httpx.get(srv.url + "/health").json()["sessions"]["pool_ready"] == 2,
+          "the pool is full", tries=1200)  # fmt: skip
+    t, answer = post_in_thread(srv.url, SLEEP.format(100), run_timeout=200)
+    until(lambda: busy(srv), "the run holds the slot")
+    for _ in range(3):
+        srv.proc.send_signal(signal.SIGTERM)
+        time.sleep(SIGNAL_BURST)
+    assert srv.proc.wait(60) == 0
+    t.join()
+    assert isinstance(answer[0], httpx.HTTPError) or answer[0].status_code >= 500
 
 
 def test_a_run_past_the_grace_period_is_cancelled_and_leaves_nothing(started) -> None:

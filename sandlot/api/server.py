@@ -15,8 +15,8 @@ Stopping (SIGTERM or Ctrl-C), in each worker: `/health` answers 503 at once; the
 answering for `drain_seconds` (a load balancer's time to notice), then stops accepting, lets
 runs in flight finish for up to `shutdown_grace` seconds, cancels the rest and tears the jail
 down (no process, mount, cgroup or state dir stays). A second signal skips the drain; a third
-the grace. A server killed outright leaves stale state that the next start removes
-(`jail.pool.clean_stale`).
+the grace, and still tears everything down. Signals less than SIGNAL_BURST apart count as one.
+A server killed outright leaves stale state that the next start removes (`jail.pool.clean_stale`).
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ log = logging.getLogger("sandlot.server")
 PR_SET_PDEATHSIG = 1
 RESTART_DELAY = 1.0  # seconds before a dead worker is started again
 STOP_MARGIN = 30.0  # seconds past drain + grace before the supervisor kills a worker
+# Signals closer together than this are one stop that reached the server by several paths (a
+# job manager signals every process of a job, and the shell that started the server passes it on).
+SIGNAL_BURST = 1.0
 
 
 def serve(cfg: Config) -> None:
@@ -130,13 +133,18 @@ class _Server(uvicorn.Server):
         self.service = service
         self.drain_seconds = drain_seconds
         self.drain_until: float | None = None
+        self.signalled = -SIGNAL_BURST
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        now = time.monotonic()
+        if now - self.signalled < SIGNAL_BURST:
+            return
+        self.signalled = now
         if self.drain_until is None:
             log.info("%s: draining for %gs, then stopping", signal.Signals(sig).name,
                      self.drain_seconds)  # fmt: skip
             self.service.draining = True  # type: ignore[attr-defined]
-            self.drain_until = time.monotonic() + self.drain_seconds
+            self.drain_until = now + self.drain_seconds
         elif self.should_exit:
             self.force_exit = True  # runs in flight are cancelled now
         else:
@@ -146,6 +154,15 @@ class _Server(uvicorn.Server):
         if self.drain_until is not None and time.monotonic() >= self.drain_until:
             self.should_exit = True
         return await super().on_tick(counter)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        if self.force_exit:
+            # uvicorn then skips the app's shutdown, which is what closes the sessions and their
+            # live boxes: cancel the runs still in flight and close them all the same.
+            for task in self.server_state.tasks:
+                task.cancel()
+            await self.lifespan.shutdown()
 
 
 class _Supervisor:

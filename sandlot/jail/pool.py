@@ -177,7 +177,6 @@ class Jail:
         self.cgroup_info: dict[str, object] = {}  # what the cgroup layer got, for /health
         self.state = Path(self.config.state_dir) / self.instance
         self.box_init = ""  # the path of the boxes' init, once built
-        self._mounts: list[Path] = []
 
     # -- life cycle ----------------------------------------------------------------------------
 
@@ -222,7 +221,6 @@ class Jail:
                 workdir.mount_tmpfs(str(work), options)
             except OSError as exc:
                 raise JailUnavailable(f"cannot mount the work dir of slot {index}: {exc}") from exc
-            self._mounts.append(work)
             root = self.state / f"root-{index}"
             root.mkdir(mode=0o700)
             layout = bwrap.BoxLayout(
@@ -285,7 +283,6 @@ class Jail:
             workdir.mount_tmpfs(str(path), ETC_TMPFS)
         except OSError as exc:
             raise JailUnavailable(f"cannot mount the boxes' /etc: {exc}") from exc
-        self._mounts.append(path)
         bwrap.make_etc(path, uids, self.config.etc_entries)
 
     def close(self) -> None:
@@ -294,10 +291,9 @@ class Jail:
         for slot in self.slots:
             slot.stop(wait=SPAWNER_STOP)
         self.slots = []
-        for mount in self._mounts:
-            with contextlib.suppress(OSError):
-                workdir.unmount(str(mount))
-        self._mounts = []
+        # Every mount under the state dir, the live boxes' too: a layer above that did not get
+        # to close its own (a forced stop) leaves nothing mounted.
+        workdir.unmount_all(str(self.state))
         if self.state.exists():
             shutil.rmtree(self.state, ignore_errors=True)
         if self.cgroups is not None:
@@ -343,8 +339,6 @@ def clean_stale(state_dir: str) -> None:
             pid = inst.name.split("-", 1)[0]
             if pid.isdigit() and os.path.exists(f"/proc/{pid}"):
                 continue
-            for work in (*inst.glob("slot-*"), *inst.glob("live/work-*"), *inst.glob("**/etc")):
-                with contextlib.suppress(OSError):
-                    workdir.unmount(str(work))
+            workdir.unmount_all(str(inst))
             shutil.rmtree(inst, ignore_errors=True)
     remove_stale()

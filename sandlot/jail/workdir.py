@@ -10,6 +10,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import PurePosixPath
@@ -238,6 +239,26 @@ def unmount(root: str) -> None:
     if _libc.umount2(root.encode(), MNT_DETACH) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"unmounting {root}: {os.strerror(err)}")
+
+
+def unmount_all(root: str) -> None:
+    """Detach every mount at or below `root`, deepest first: whatever made them, and whether or
+    not it is still there to undo its own."""
+    top = os.path.realpath(root)
+    with open("/proc/self/mountinfo", "rb") as f:
+        points = [_unescape(line.split()[4]) for line in f]
+    for point in sorted(
+        (p for p in points if p == top or p.startswith(top + "/")), key=len, reverse=True
+    ):
+        with contextlib.suppress(OSError):
+            unmount(point)
+
+
+def _unescape(field: bytes) -> str:
+    """A mountinfo path: space, tab, newline and backslash are written as octal escapes."""
+    return re.sub(rb"\\([0-7]{3})", lambda m: bytes([int(m[1], 8)]), field).decode(
+        errors="surrogateescape"
+    )
 
 
 def mount_tmpfs(root: str, options: str) -> None:

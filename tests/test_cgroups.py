@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from sandlot.errors import JailUnavailable
+from sandlot.errors import JailError, JailUnavailable
 from sandlot.jail import cgroupfs, cgroups
 
 
@@ -111,3 +112,35 @@ def test_v2_peak_without_memory_peak_is_what_the_run_holds(tmp_path):
     assert group.peak() == 4096
     (tmp_path / "memory.peak").write_text("8192\n")
     assert group.peak() == 8192
+
+
+def _v1_memory() -> bool:
+    return any(m.fstype == "cgroup" and "memory" in m.options for m in cgroupfs.mounts())
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not _v1_memory(), reason="needs root and v1 memory")
+def test_a_memory_limit_the_kernel_refuses_is_named_and_written_again_next_time():
+    """On v1 a limit below what the cgroup holds and cannot give back (memory without swap) is
+    refused with EBUSY: the error says so in MiB, and the limits are not taken as in force, so
+    the same limit asked again is written again."""
+    tree = cgroups.CgroupTree(f"{os.getpid()}-b5y")
+    try:
+        cg = tree.child("held")
+        cg.set_limits(memory=512 << 20, pids=16)
+        with subprocess.Popen(
+            [sys.executable, "-c",
+             "import sys; b = bytearray(96 << 20); b[::4096] = b'x' * len(b[::4096]);"
+             " print(flush=True); sys.stdin.read()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, preexec_fn=lambda: cg.join(os.getpid()),
+        ) as holder:  # fmt: skip
+            assert holder.stdout is not None and holder.stdout.readline() == b"\n"
+            refused = r"cannot limit memory to 16 MiB: .* holds already, \d+ MiB, is more"
+            with pytest.raises(JailError, match=refused):
+                cg.set_limits(memory=16 << 20, pids=16)
+            assert holder.poll() is None  # refused, not OOM-killed
+            holder.kill()
+        cg.set_limits(memory=16 << 20, pids=16)
+        limit = Path(cg.dirs_by_key()["memory"], "memory.limit_in_bytes")
+        assert int(limit.read_text()) == 16 << 20
+    finally:
+        tree.remove()

@@ -19,6 +19,7 @@ comes from `cpu.stat`, which every v2 cgroup has without the cpu controller.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import time
@@ -26,7 +27,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.errors import JailUnavailable, SlotBroken
+from sandlot.errors import JailError, JailUnavailable, SlotBroken
 from sandlot.jail import cgroupfs
 from sandlot.jail.cgroupfs import LEAF, V2_CONTROLLERS, V2_ENABLE, explained, read, write
 
@@ -117,8 +118,30 @@ class SlotCgroup(ABC):
     @abstractmethod
     def join(self, pid: int) -> None: ...
 
+    _limits: tuple[int, int] | None = None  # the limits in force, once written whole
+
+    def set_limits(self, memory: int, pids: int) -> None:
+        """Memory (bytes) and pids for what runs next; JailError if the kernel refuses them."""
+        # Runs of a slot mostly ask for the same limits: a few file writes saved per run.
+        if self._limits is not None:
+            last_memory, last_pids = self._limits
+            if last_pids == pids and abs(last_memory - memory) < LIMIT_SLACK:
+                return
+        self._limits = None  # a write that fails leaves them unknown: the next run writes all
+        try:
+            self._write_limits(memory, pids)
+        except OSError as exc:
+            if exc.errno == errno.EBUSY:
+                held = self.read().memory_usage
+                raise JailError(
+                    f"cannot limit memory to {memory >> 20} MiB: what its cgroup holds already, "
+                    f"{held >> 20} MiB, is more and the kernel cannot reclaim it"
+                ) from exc
+            raise JailError(f"cannot set the limits of memory and pids: {exc}") from exc
+        self._limits = (memory, pids)
+
     @abstractmethod
-    def set_limits(self, memory: int, pids: int) -> None: ...
+    def _write_limits(self, memory: int, pids: int) -> None: ...
 
     @abstractmethod
     def read(self) -> Reading: ...
@@ -176,7 +199,6 @@ class CgroupV1(SlotCgroup):
     def __init__(self, dirs: dict[str, Path]) -> None:
         self.dirs = dirs
         self.memsw = (dirs["memory"] / "memory.memsw.limit_in_bytes").exists()
-        self._limits: tuple[int, int] | None = None
 
     def dirs_by_key(self) -> dict[str, str]:
         return {key: str(d) for key, d in self.dirs.items()}
@@ -185,13 +207,7 @@ class CgroupV1(SlotCgroup):
         for d in self.dirs.values():
             write(d / "cgroup.procs", pid)
 
-    def set_limits(self, memory: int, pids: int) -> None:
-        # Runs of a slot mostly ask for the same limits: a few file writes saved per run.
-        if self._limits is not None:
-            last_memory, last_pids = self._limits
-            if last_pids == pids and abs(last_memory - memory) < LIMIT_SLACK:
-                return
-        self._limits = (memory, pids)
+    def _write_limits(self, memory: int, pids: int) -> None:
         mem = self.dirs["memory"]
         # memsw must stay >= the plain limit, so the order depends on the direction of the change.
         current = int(read(mem / "memory.limit_in_bytes"))
@@ -245,7 +261,6 @@ class CgroupV2(SlotCgroup):
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._limits: tuple[int, int] | None = None
 
     def dirs_by_key(self) -> dict[str, str]:
         return {"": str(self.path)}
@@ -253,12 +268,7 @@ class CgroupV2(SlotCgroup):
     def join(self, pid: int) -> None:
         write(self.path / "cgroup.procs", pid)
 
-    def set_limits(self, memory: int, pids: int) -> None:
-        if self._limits is not None:
-            last_memory, last_pids = self._limits
-            if last_pids == pids and abs(last_memory - memory) < LIMIT_SLACK:
-                return
-        self._limits = (memory, pids)
+    def _write_limits(self, memory: int, pids: int) -> None:
         write(self.path / "memory.max", memory)
         write(self.path / "pids.max", pids)
 

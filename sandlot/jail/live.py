@@ -99,10 +99,7 @@ class LiveBox:
 
     def set_memory(self, memory: int) -> None:
         """Change the memory limit (a pooled box is given its session's limit when taken)."""
-        try:
-            self.cgroup.set_limits(memory=memory, pids=self._pids)
-        except OSError as exc:
-            raise JailError(f"cannot set the memory limit of a live box: {exc}") from exc
+        self.cgroup.set_limits(memory=memory, pids=self._pids)
 
     # -- files (the box may change its work dir at any moment: see workdir.py) --------------
 

@@ -98,7 +98,8 @@ class CuttableProxy:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self.conns: list[socket.socket] = []
-        self.accepted = 0
+        self.lock = threading.Lock()
+        self.is_cut = False
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -107,9 +108,13 @@ class CuttableProxy:
                 down, _ = self.listener.accept()
             except OSError:
                 return  # cut
-            self.accepted += 1
             up = socket.create_connection(self.target)
-            self.conns += [down, up]
+            with self.lock:
+                if self.is_cut:  # accepted as it was cut: an open relay would outlive the test
+                    down.close()
+                    up.close()
+                    return
+                self.conns += [down, up]
             for a, b in ((down, up), (up, down)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
 
@@ -120,6 +125,12 @@ class CuttableProxy:
                 dst.sendall(data)
 
     def cut(self) -> None:
+        with self.lock:
+            self.is_cut = True
+        # A thread blocked in accept() keeps the socket listening after close(): shutdown
+        # wakes it, so nothing connects after the cut.
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
         for s in self.conns:
             with contextlib.suppress(OSError):

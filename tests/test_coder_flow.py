@@ -441,12 +441,13 @@ def test_attack_code_jobs_are_capped(coder_server, user_repo: Path):
 
     srv, llm = coder_server
     llm.queue(Reply(whole_file("calc.py", RIGHT), delay=6))
-    seen = len(llm.main_requests())
     with ThreadPoolExecutor(1) as pool:
         first = pool.submit(httpx.post, srv.url + "/code", json=code_body(user_repo), timeout=300)
         deadline = time.monotonic() + 60
-        while len(llm.main_requests()) == seen and time.monotonic() < deadline:
-            time.sleep(0.1)  # the first job is with the model now
+        while llm.script and not first.done() and time.monotonic() < deadline:
+            time.sleep(0.1)  # until the first job has taken its reply: it is with the model
+        assert not first.done(), f"the first job ended before the model: {first.result().text}"
+        assert not llm.script, "the first job did not reach the model in 60 s"
         r = httpx.post(srv.url + "/code", json=code_body(user_repo), timeout=60)
         assert r.status_code == 504 and "retry" in r.json()["detail"], r.text
         assert first.result().json()["status"] == "passed"

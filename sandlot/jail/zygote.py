@@ -171,36 +171,44 @@ NET_SYSCTLS = {
 }
 
 
+def held_namespaces(what, setup, names):
+    """Run `setup` in a child that then waits, and keep the namespaces `names` it is in, by
+    descriptor, once it is gone. If setup fails, an OSError naming `what` and why."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        try:
+            setup()
+            os.close(w)  # set up: EOF
+            signal.pause()  # until we hold its namespaces and kill it
+        except BaseException as exc:
+            os.write(w, f"{type(exc).__name__}: {exc}".encode())
+        os._exit(SETUP_FAILED)
+    os.close(w)
+    failure = read_all(r)
+    try:
+        if failure:
+            raise OSError(f"{what}: {failure.decode(errors='replace')}")
+        return [os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC) for name in names]
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 class Shared:
     """The namespaces of SHARED_KINDS made once for the boxes of one slot, kept by descriptor."""
 
     def __init__(self, hostname):
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            try:
-                check(libc.unshare(SHAREABLE), "unshare")
-                socket.sethostname(hostname)
-                loopback_up()
-                for path, value in NET_SYSCTLS.items():
-                    with open(path, "w") as f:
-                        f.write(value)
-                os.close(w)
-                signal.pause()
-            except BaseException as exc:
-                os.write(w, f"{type(exc).__name__}: {exc}".encode())
-            os._exit(SETUP_FAILED)
-        os.close(w)
-        failure = read_all(r)
-        try:
-            if failure:
-                raise OSError(f"the slot's namespaces: {failure.decode(errors='replace')}")
-            self.fds = [os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
-                        for name in ("net", "uts", "cgroup")]  # fmt: skip
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        def setup():
+            check(libc.unshare(SHAREABLE), "unshare")
+            socket.sethostname(hostname)
+            loopback_up()
+            for path, value in NET_SYSCTLS.items():
+                with open(path, "w") as f:
+                    f.write(value)
+
+        self.fds = held_namespaces("the slot's namespaces", setup, ("net", "uts", "cgroup"))
 
 
 class Template:
@@ -209,26 +217,10 @@ class Template:
     a copy of the host's whole tree with two dozen mounts of its own on top."""
 
     def __init__(self, box):
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            try:
-                build_template(box["root"], box["plan"])
-                os.close(w)  # built: EOF
-                signal.pause()  # until the zygote holds the namespace and kills us
-            except BaseException as exc:
-                os.write(w, f"{type(exc).__name__}: {exc}".encode())
-            os._exit(SETUP_FAILED)
-        os.close(w)
-        failure = read_all(r)
-        try:
-            if failure:
-                raise OSError(f"the box's template: {failure.decode(errors='replace')}")
-            self.fd = os.open(f"/proc/{pid}/ns/mnt", os.O_RDONLY | os.O_CLOEXEC)
-        finally:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+        def setup():
+            build_template(box["root"], box["plan"])
+
+        (self.fd,) = held_namespaces("the box's template", setup, ("mnt",))
 
     def close(self):
         os.close(self.fd)

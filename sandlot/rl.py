@@ -24,6 +24,7 @@ go in one `POST /run_batch`, not one `/run_code` each.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import threading
@@ -83,8 +84,27 @@ if __name__ == "__main__":
             print(str(__result))
 """
 
+# One client per server list, kept for the process's life: a trainer calls compute_score for
+# every sample, and its connections are reused.
 _clients: dict[tuple[str, ...], Client] = {}
 _lock = threading.Lock()
+
+
+def _close_clients() -> None:
+    for client in _clients.values():
+        client.close()
+    _clients.clear()
+
+
+def _forget_inherited() -> None:
+    """In a forked child: the parent's connections are not ours to use, and the lock may have
+    been held by a thread that does not exist here."""
+    global _clients, _lock
+    _clients, _lock = {}, threading.Lock()
+
+
+atexit.register(_close_clients)
+os.register_at_fork(after_in_child=_forget_inherited)
 
 
 def compute_score(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +18,7 @@ import pytest
 
 from sandlot import rl
 from tests import rl_samples
+from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]  # verl's fan-out, 330 runs
 
@@ -92,6 +94,56 @@ def test_compute_score_takes_the_server_from_the_environment(server, monkeypatch
     monkeypatch.delenv("SANDBOX_FUSION_URL")
     with pytest.raises(ValueError, match="SANDBOX_FUSION_URL"):
         rl.compute_score(source, completion, truth)
+
+
+def _rl_script(server_url: str, script: str) -> subprocess.CompletedProcess[str]:
+    """`script` in a Python of its own, warning of every unclosed socket, with `sample` (a
+    right solution) and `url` given."""
+    source, completion, truth = rl_samples.samples(cases_per_problem=3)[0]
+    prologue = (
+        "import json, os, sys\nfrom sandlot import rl\n"
+        "sample, url = json.load(sys.stdin)\n"
+        "score = lambda: rl.compute_score(*sample, sandbox_url=url)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-W", "always::ResourceWarning", "-c", prologue + script],
+        input=json.dumps([[source, completion, truth], server_url]), capture_output=True,
+        text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+
+
+def test_its_kept_clients_are_closed_at_exit(server) -> None:
+    """compute_score keeps its client for the process's life (a trainer calls it per sample),
+    and closes it at exit: no unclosed socket is left to the garbage collector."""
+    done = _rl_script(server.url, "print(score())\n")
+    assert done.stdout == "1.0\n", done.stderr
+    assert "ResourceWarning" not in done.stderr, done.stderr
+
+
+def test_a_forked_worker_gets_a_client_and_lock_of_its_own(server) -> None:
+    """A trainer that forks its reward workers: the child must not write on the parent's
+    connections, nor wait forever on a lock a parent's thread held at the fork."""
+    done = _rl_script(server.url, """
+import threading
+assert score() == 1.0
+parent = rl._client(url)
+inside, fork_done = threading.Event(), threading.Event()
+def busy():  # another thread inside compute_score when the fork comes
+    with rl._lock:
+        inside.set()
+        fork_done.wait()
+threading.Thread(target=busy).start()
+inside.wait()
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if score() == 1.0 and rl._client(url) is not parent else 3)
+fork_done.set()
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0, status
+assert score() == 1.0 and rl._client(url) is parent
+print("both scored")
+""")  # fmt: skip
+    assert done.stdout == "both scored\n", done.stderr
 
 
 def test_verl_at_its_default_fan_out_sees_no_error(server, verl) -> None:

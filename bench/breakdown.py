@@ -53,7 +53,7 @@ from bench.engine import (
 from sandlot.jail import Jail, JailConfig, RunSpec
 
 STATE_DIR = "/run/sandlot-breakdown"
-UID_BASE = 64500
+UID_BASE = 65300
 
 
 def own_cpu_ms() -> float:

@@ -17,8 +17,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 STATE_ROOT = f"/run/sandlot-test-{os.getpid()}"
 # A uid range of this test session's own, so that sandboxes of other sandlot servers on the same
-# machine (a developer's, a benchmark's) are never mistaken for leftovers of ours.
-UID_BASE = 63000 + (os.getpid() % 100) * 20
+# machine (a developer's, a benchmark's) are never mistaken for leftovers of ours. It lies in
+# 63000-63999: the jails that modules start at fixed uids, while this session's server runs,
+# take 64000-64999 (benchmarks 65000 and up), so no two jails ever share a uid.
+UID_BASE = 63000 + (os.getpid() % 50) * 20
 UIDS = range(UID_BASE, UID_BASE + 20)
 # Live boxes (sessions, notebooks) take uids of a range of their own.
 SESSION_UID_BASE = 100000 + (os.getpid() % 100) * 200

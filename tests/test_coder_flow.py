@@ -36,7 +36,7 @@ KEY = "sk-test-0123456789abcdef"
 BASE_ENV = {
     k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_API_BASE", "_BASE_URL"))
 }
-BASE_ENV.update(SANDLOT_STATE_DIR=f"{STATE_ROOT}/coder", SANDLOT_UID_BASE="65100")
+BASE_ENV.update(SANDLOT_STATE_DIR=f"{STATE_ROOT}/coder", SANDLOT_UID_BASE="64700")
 BASE_ENV.pop("SANDLOT_CODER_MODEL", None)
 BASE_ENV.pop("AIDER_MODEL", None)
 MODEL = "openai/fake-coder"
@@ -357,7 +357,7 @@ def coder_server(roots: Path):
     from tests.conftest import running_server
 
     with serve() as llm:
-        env = {"OPENAI_API_KEY": KEY, "OPENAI_API_BASE": llm.base, "SANDLOT_UID_BASE": "65120",
+        env = {"OPENAI_API_KEY": KEY, "OPENAI_API_BASE": llm.base, "SANDLOT_UID_BASE": "64720",
                "SANDLOT_CODER_ROOTS": str(roots), "SANDLOT_CODER_JOBS": "1"}  # fmt: skip
         with running_server("--slots", "1", env=env) as srv:
             yield srv, llm

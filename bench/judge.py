@@ -225,6 +225,8 @@ def main() -> None:
     ap.add_argument("--url", help="an already running server (its slots must match --slots)")
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = ap.parse_args()
+    if unknown := set(args.datasets.split(",")) - set(DATASETS):
+        ap.error(f"unknown datasets {', '.join(sorted(unknown))}; of: {', '.join(DATASETS)}")
     registry = Registry(LANGUAGES, RUNTIME)
     registry.probe()
     proc = None

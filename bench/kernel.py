@@ -58,6 +58,8 @@ PROGRAM_COMMS = {"main", "python3"}  # the C++ binary and the interpreter once e
 
 
 def process_of(comm: str) -> str:
+    if comm.startswith("box-init"):  # the init from its exec until it names itself
+        return "init"
     if comm.startswith("sandlot-"):
         return comm.removeprefix("sandlot-")
     if comm.startswith(("kworker", "ksoftirqd", "rcu_", "kthreadd")):

@@ -68,16 +68,15 @@ def compile_to(command: list[str], out: Path) -> str | None:
     """Build SOURCE as `out`, all or nothing; the compiler's complaint if it could not."""
     partial = out.with_name(f"{out.name}.{os.getpid()}")
     try:
-        done = subprocess.run(
-            [*command, "-o", str(partial), str(SOURCE)],
-            capture_output=True,
-            text=True,
-            timeout=BUILD_TIMEOUT,
-        )
-    except subprocess.TimeoutExpired:
-        partial.unlink(missing_ok=True)
-        return f"took more than {BUILD_TIMEOUT} s"
-    try:
+        try:
+            done = subprocess.run(
+                [*command, "-o", str(partial), str(SOURCE)],
+                capture_output=True,
+                text=True,
+                timeout=BUILD_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            return f"took more than {BUILD_TIMEOUT} s"
         if done.returncode != 0:
             return done.stderr.strip()[-2000:]
         os.chmod(partial, 0o755)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from typing import Any, NoReturn
 
 from sandlot.jail.live import Pipes
 from sandlot.sessions import events
 from sandlot.sessions.box import frames
+from sandlot.sessions.pipe_ends import ReadEnd, WriteEnd
 
 READ_BUFFER = 1 << 20
 WRITE_BUFFER_MAX = 16 << 20  # ops waiting for an agent that does not read: it is stuck
@@ -29,61 +29,56 @@ class AgentSilent(AgentGone):
     """The agent said nothing for longer than it may: the link is out of step for good."""
 
 
-class _Tail(asyncio.Protocol):
-    """Drains a pipe, keeping only its last bytes."""
-
-    def __init__(self) -> None:
-        self.tail = b""
-
-    def data_received(self, data: bytes) -> None:
-        self.tail = (self.tail + data)[-STDERR_TAIL:]
-
-
 class AgentLink:
     def __init__(self, pipes: Pipes) -> None:
-        self._pipes = pipes
         self._reader = asyncio.StreamReader(limit=READ_BUFFER)
-        self._transports: list[asyncio.BaseTransport] = []
-        self._out: asyncio.WriteTransport | None = None
-        self._stderr: _Tail | None = None
+        self._stdout = ReadEnd(pipes.stdout, self._reader.feed_data, self._stdout_ended)
+        self._stderr = ReadEnd(pipes.stderr, self._keep_stderr, lambda _: None)
+        self._stdin = WriteEnd(pipes.stdin)
+        self._ends = (self._stdout, self._stderr, self._stdin)
+        self._tail = b""
         self.gone: str | None = None
 
-    async def open(self) -> None:
+    def open(self) -> None:
+        """Start reading and writing, on the running event loop."""
         loop = asyncio.get_running_loop()
-        pipes, opened = self._pipes, []
         try:
-            for fd, mode in ((pipes.stdout, "rb"), (pipes.stderr, "rb"), (pipes.stdin, "wb")):
-                opened.append(os.fdopen(fd, mode, buffering=0))
+            self._reader.set_transport(self._stdout)  # it pauses reading while it is full
+            for end in self._ends:
+                end.start(loop)
         except BaseException:
-            for fd in (pipes.stdout, pipes.stderr, pipes.stdin)[len(opened) :]:
-                os.close(fd)
-            for f in opened:
-                f.close()
+            self.close()
             raise
-        stdout, stderr, stdin = opened
-        reader = self._reader
-        t, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdout)
-        self._transports.append(t)
-        t, self._stderr = await loop.connect_read_pipe(_Tail, stderr)
-        self._transports.append(t)
-        self._out, _ = await loop.connect_write_pipe(asyncio.Protocol, stdin)
-        self._transports.append(self._out)
 
     def close(self) -> None:
-        for t in self._transports:
-            t.close()
-        self._transports = []
+        """Close the pipes; a `recv` waiting (or to come) ends as at the agent's exit."""
+        for end in self._ends:
+            end.close()
+        self._reader.feed_eof()
+
+    def _stdout_ended(self, error: OSError | None) -> None:
+        if error is None:
+            self._reader.feed_eof()
+        else:
+            self._reader.set_exception(error)
+
+    def _keep_stderr(self, data: bytes) -> None:
+        self._tail = (self._tail + data)[-STDERR_TAIL:]
 
     @property
     def stderr_tail(self) -> str:
-        return self._stderr.tail.decode(errors="replace") if self._stderr else ""
+        return self._tail.decode(errors="replace")
 
     def send(self, op: dict[str, Any]) -> None:
-        if self.gone is not None or self._out is None or self._out.is_closing():
-            raise AgentGone(self.gone or "the agent's pipe is closed")
-        if self._out.get_write_buffer_size() > WRITE_BUFFER_MAX:
+        if self.gone is not None:
+            raise AgentGone(self.gone)
+        if self._stdin.closed:
+            error = self._stdin.error
+            raise AgentGone(f"the agent's pipe is closed ({error.strerror})" if error else
+                            "the agent's pipe is closed")  # fmt: skip
+        if self._stdin.buffered > WRITE_BUFFER_MAX:
             self._fail("the agent stopped reading")
-        self._out.write(frames.encode(op))
+        self._stdin.write(frames.encode(op))
 
     async def recv(self, timeout: float | None) -> dict[str, Any]:
         """The next event; AgentGone if there is none to come, TimeoutError after timeout."""

@@ -73,7 +73,7 @@ class Session:
         link = AgentLink(pipes)
         session = cls(box, link, language, limits)
         try:
-            await link.open()
+            link.open()
             ready = await link.recv(START_TIMEOUT)
             if ready["type"] != "ready":
                 raise AgentGone(f"the agent said {ready['type']} before it was ready")

@@ -5,20 +5,26 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import json
 import os
+import shutil
 import subprocess
+import sys
 import threading
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import IO, Any
 
 import pytest
 import uvloop
 
 from sandlot.jail.live import Pipes
+from sandlot.sessions import box
 from sandlot.sessions.box import frames
 from sandlot.sessions.link import READ_BUFFER, AgentGone, AgentLink
 
 CYCLES = 300
+AGENT = str(Path(box.__file__).with_name("agent.py"))
 LOOPS = {"asyncio": asyncio.run, "uvloop": uvloop.run}
 
 
@@ -208,3 +214,34 @@ def test_a_flood_waits_in_the_pipe_not_in_the_server(run, agent):
     buffered = run(main())
     assert buffered <= 2 * READ_BUFFER + (1 << 16)
     assert written < 16 * READ_BUFFER
+
+
+def read_events(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
+    while header := stream.read(frames.HEADER.size):
+        (size,) = frames.HEADER.unpack(header)
+        yield json.loads(stream.read(size))
+
+
+def test_the_agent_keeps_an_interrupt_read_with_its_execution():
+    """Both ops in one read, before the execution has started: the interrupt is the
+    execution's, not dropped as if the agent were idle. The agent runs here outside a box, in
+    bash mode (a shell needs nothing else); the private dir it makes in /tmp is removed after."""
+    ops = frames.encode({"op": "execute", "code": "sleep 120", "timeout": 300,
+                         "max_output": 1 << 20}) + frames.encode({"op": "interrupt"})  # fmt: skip
+    agent = subprocess.Popen(
+        [sys.executable, AGENT, "bash"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    try:
+        events = read_events(agent.stdout)
+        assert next(events)["type"] == "ready"
+        agent.stdin.write(ops)  # one write, read at once: under PIPE_BUF, it is atomic
+        agent.stdin.flush()
+        end = next(e for e in events if e["type"] == "end")
+        assert end["exit_code"] != 0 and not end["timed_out"]  # not a sleep run to its end
+    finally:
+        agent.kill()
+        agent.wait()
+        for pipe in (agent.stdin, agent.stdout, agent.stderr):
+            pipe.close()
+        shutil.rmtree(frames.PRIVATE, ignore_errors=True)

@@ -3,6 +3,7 @@ streaming, files, interrupt and restart, limits, caps, and many at once."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import threading
@@ -12,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+import uvloop
 
 from tests.conftest import Server, running_server
 
@@ -403,3 +405,35 @@ def test_fifty_live_sessions_hold_their_own_state(client):
     finally:
         with ThreadPoolExecutor(max_workers=10) as pool:
             list(pool.map(lambda s: client.delete(f"/sessions/{s}"), sids))
+
+
+def test_an_interrupt_sent_as_the_execution_starts_is_not_lost():
+    """An interrupt that comes between an execution taking the session and its op reaching the
+    agent (a client that interrupts at once, one that hangs up) must not overtake the op: the
+    agent would drop it as idle, then run the execution to its end. In process, where that
+    moment can be hit exactly: right after `execute` returns, before its pump has run."""
+    from sandlot.config import Config
+    from sandlot.service import Service
+
+    config = Config.load(slots=1, uid_base=64600, session_uid_base=64700, session_max=2,
+                         session_pool=0, state_dir="/run/sandlot-test-interrupt")  # fmt: skip
+    service = Service(config)
+    service.start()
+
+    async def scenario() -> list[dict]:
+        await service.open_sessions()
+        try:
+            session = await service.require_sessions().create("python", "me")
+            execution = await session.execute("import time; time.sleep(120)", timeout=300)
+            assert session.interrupt()
+            async with asyncio.timeout(60):
+                return [event async for event in execution]
+        finally:
+            await service.close_sessions()
+
+    try:
+        got = uvloop.run(scenario())  # the server's event loop
+    finally:
+        service.close()
+    assert [e["ename"] for e in got if e["type"] == "error"] == ["KeyboardInterrupt"]
+    assert got[-1]["type"] == "end" and got[-1]["status"] == "error"

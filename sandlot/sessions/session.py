@@ -58,6 +58,8 @@ class Session:
         self.lock = asyncio.Lock()
         self.restarted = False  # the kernel was replaced since the last execution
         self.cpu_base = 0
+        self.op_out = False  # the execution holding the lock has sent its op to the agent
+        self.interrupt_due = False  # an interrupt came before that op was out: it follows it
         self._closing: asyncio.Task[None] | None = None
 
     @classmethod
@@ -131,6 +133,7 @@ class Session:
         if self.ended:  # it ended while this waited
             self.lock.release()
             raise SessionEnded(f"session {self.id} has ended: {self.ended}")
+        self.interrupt_due = False  # from here on, an interrupt is this execution's
         execution.task = asyncio.create_task(execution.pump())
         return execution
 
@@ -149,6 +152,9 @@ class Session:
         """Interrupt the execution under way; False if there is none."""
         if not self.busy or self.ended:
             return False
+        if not self.op_out:  # sent now, it would reach the agent before the execution does
+            self.interrupt_due = True
+            return True
         with contextlib.suppress(AgentGone):
             self.link.send({"op": "interrupt"})
         return True
@@ -252,6 +258,9 @@ class Execution:
             before = s.box.reading()
             s.link.send({"op": "execute", "code": self.code, "timeout": self.timeout,
                          "max_output": self.output})  # fmt: skip
+            s.op_out = True
+            if s.interrupt_due:
+                s.interrupt()
             deadline = started + self.timeout + AGENT_ALLOWANCE
             while True:
                 event = await s.link.recv(max(0.0, deadline - time.monotonic()))
@@ -284,6 +293,7 @@ class Execution:
             end.setdefault("status", "error")
             end["execution_time"] = round(time.monotonic() - started, 6)
             s.touch()
+            s.op_out = False
             s.lock.release()
             if end.get("execution_count") is not None:
                 s.execution_count = end["execution_count"]

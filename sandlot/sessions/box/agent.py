@@ -131,7 +131,10 @@ def serve(link, runner):
     waiting = []
     while not link.closed:
         if runner.current is None and waiting:
-            runner.execute(Execution(link, waiting.pop(0)))
+            op = waiting.pop(0)
+            runner.execute(Execution(link, op))
+            if op.get("interrupted"):
+                runner.interrupt()
             continue
         wake = runner.current.wake() if runner.current else None
         timeout = None if wake is None else max(0.0, wake - time.monotonic())
@@ -141,6 +144,8 @@ def serve(link, runner):
                     kind = op.get("op")
                     if kind == "execute":
                         waiting.append(op)
+                    elif kind == "interrupt" and runner.current is None and waiting:
+                        waiting[0]["interrupted"] = True  # read with its execution: not started
                     elif kind == "interrupt":
                         runner.interrupt()
                     elif kind == "restart":

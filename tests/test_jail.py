@@ -382,6 +382,34 @@ def test_a_shared_network_namespace_keeps_nothing_of_the_last_run():
     Path(STATE + "-net").rmdir()
 
 
+ENDINGS = {
+    "a thread outlives the main code": "import threading, time\n"
+    "threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()\n"
+    "print('main')\n",
+    "exit functions, no threading": "import atexit\natexit.register(print, 'bye')\nprint('main')\n",
+    "both, and an exit code": "import atexit, sys, threading\natexit.register(print, 'bye')\n"
+    "threading.Thread(target=print, args=('thread',)).start()\nsys.exit(3)\n",
+    "nothing imported": "print('main')\n",
+}
+
+
+def test_a_warm_script_ends_as_the_interpreter_would():
+    """A warm script's process ends the way `python main.py` does: it waits for the threads the
+    script left running and runs its exit functions, though it imports neither module itself
+    when the script did not."""
+    python = os.path.realpath(sys.executable)
+    config = JailConfig(slots=1, uid_base=64100, state_dir=STATE + "-ends", zygote_python=python)
+    with Jail(config) as jail:
+        for name, code in ENDINGS.items():
+            runs = [jail.run(0, RunSpec(argv=(python, "main.py"), files={"main.py": code.encode()},
+                                        warm=warm))
+                    for warm in (True, False)]  # fmt: skip
+            warm, cold = ((o.exit_code, o.stdout, o.stderr) for o in runs)
+            assert warm == cold, name
+            assert cold[1].startswith(b"main\n") or name.startswith("both"), cold
+    Path(STATE + "-ends").rmdir()
+
+
 def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
     """The reason a box's template fails (here a bind of a path that is not there) reaches the
     run that asked for it, and the next box is built as usual."""

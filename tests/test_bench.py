@@ -1,0 +1,64 @@
+"""The benchmarks run: each script of bench/, briefly, measures what it says and reports no error.
+
+The figures in README.md come from these scripts; one that quietly stopped measuring (a hello
+world whose text changed, a field renamed) would go on printing tables of nothing. Timings are
+not judged here (benchmarks print ratios, never assert them): only that every run they time was
+a correct one.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.root]
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def bench(*args: str) -> str:
+    done = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def test_languages_times_only_runs_that_said_hello(tmp_path: Path) -> None:
+    out = tmp_path / "languages.json"
+    # Exit status aside (a missed target is one, and a loaded machine can miss it): the runs.
+    subprocess.run([sys.executable, "bench/languages.py", "--reps", "1", "--languages",
+                    "python,c", "--no-readme", "--out", str(out)], cwd=REPO, timeout=600,
+                   capture_output=True)  # fmt: skip
+    measured = json.loads(out.read_text())["languages"]
+    assert {name: entry["errors"] for name, entry in measured.items()} == {"python": [], "c": []}
+    assert measured["c"]["cached_median_s"] and measured["c"]["box_median_s"]
+
+
+def test_breakdown_accounts_every_stage() -> None:
+    text = bench("bench/breakdown.py", "--runs", "3")
+    for program in ("### warm Python", "### cold Python", "### C++ hello"):
+        assert program in text
+    assert text.count("**total**") == 3
+
+
+def test_engine_cells_run_without_errors() -> None:
+    text = bench("bench/engine.py", "--duration", "0.3", "--concurrency", "1")
+    assert "errors: none" in text
+
+
+def test_judge_accepts_what_bare_passes(tmp_path: Path) -> None:
+    out = tmp_path / "judge.json"
+    bench("bench/judge.py", "--datasets", "humaneval", "--rounds", "1", "--out", str(out))
+    (figures,) = json.loads(out.read_text())["datasets"]
+    for side in figures["rounds"]:
+        assert side["sandlot_ok"] == side["bare_ok"] == figures["problems"] == 164
+
+
+def test_startup_times_each_command() -> None:
+    text = bench("bench/startup.py", "--times", "1")
+    assert "`sandlot run hello.cpp`" in text
+    assert "until /health ready" in text

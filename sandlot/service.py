@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from sandlot.config import Config
 from sandlot.errors import JailUnavailable
-from sandlot.executor import Executor
+from sandlot.executor import Executor, guards
 from sandlot.jail import Jail, JailConfig
 from sandlot.languages import LANGUAGES, Registry
 
@@ -87,6 +87,7 @@ class Service:
                 boxes=cfg.boxes,
                 share_netns=cfg.share_netns,
                 zygote_python=self._zygote_python(),
+                warm_preludes=guards.PY_PRELUDES,
                 etc_entries=self.registry.etc_entries(),
                 state_dir=cfg.state_dir,
                 disk=cfg.disk_bytes,

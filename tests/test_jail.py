@@ -410,6 +410,39 @@ def test_a_warm_script_ends_as_the_interpreter_would():
     Path(STATE + "-ends").rmdir()
 
 
+PRELUDE = 'print("prelude ran")\n\n\ndef fails():\n    raise ValueError("in the prelude")\n'
+AFTER_PRELUDE = {
+    "a traceback through it": PRELUDE + "fails()\n",
+    "a syntax error after it, before any of it runs": PRELUDE + "def broken(:\n    pass\n",
+    "the first string after it is no docstring": PRELUDE
+    + '"text"\nprint(__doc__, fails.__code__.co_filename == __file__)\n'
+    + "print(fails.__code__.co_firstlineno)\n",
+    "only its first line": 'print("prelude ran")\nprint(__file__)\n',
+}
+
+
+def test_a_script_that_begins_with_a_prelude_runs_as_if_compiled_whole():
+    """The zygote compiles the preludes it is given once (the judge's driver), and a script that
+    begins with one runs exactly as `python main.py` runs it: tracebacks, line numbers, file
+    names, syntax errors (nothing runs), and no docstring taken from the rest."""
+    python = os.path.realpath(sys.executable)
+    config = JailConfig(slots=1, uid_base=64100, state_dir=STATE + "-preludes",
+                        zygote_python=python, warm_preludes=(PRELUDE,))  # fmt: skip
+    seen = {}
+    with Jail(config) as jail:
+        for name, code in AFTER_PRELUDE.items():
+            runs = [jail.run(0, RunSpec(argv=(python, "main.py"), files={"main.py": code.encode()},
+                                        warm=warm))
+                    for warm in (True, False)]  # fmt: skip
+            warm, cold = ((o.exit_code, o.stdout, o.stderr) for o in runs)
+            assert warm == cold, name
+            seen[name] = cold
+    assert b'main.py", line 5, in fails' in seen["a traceback through it"][2]
+    assert seen["a syntax error after it, before any of it runs"][:2] == (1, b"")
+    assert seen["the first string after it is no docstring"][1] == b"prelude ran\nNone True\n4\n"
+    Path(STATE + "-preludes").rmdir()
+
+
 def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
     """The reason a box's template fails (here a bind of a path that is not there) reaches the
     run that asked for it, and the next box is built as usual."""

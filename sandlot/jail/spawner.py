@@ -231,7 +231,8 @@ class Spawner:
         if self.zygote is None or not self.zygote.alive():
             self._drop_zygote()
             cfg = self.config
-            self.zygote = Zygote(cfg.zygote_python, cfg.box_init, cfg.seccomp)
+            self.zygote = Zygote(cfg.zygote_python, cfg.box_init, cfg.seccomp,
+                                 preludes=cfg.warm_preludes)  # fmt: skip
         return self.zygote
 
     def _box(self, spec: RunSpec, group: RunGroup) -> dict[str, object]:

@@ -49,6 +49,7 @@ class SlotConfig(msgspec.Struct, frozen=True):
     zygote_python: str  # warm specs whose interpreter this is run in the zygote
     box_init: str  # the zygote's init of each box (box_init.py)
     share_netns: bool = False  # see JailConfig
+    warm_preludes: tuple[str, ...] = ()  # see JailConfig
 
 
 # -- server -> spawner ---------------------------------------------------------------------------

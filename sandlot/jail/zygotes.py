@@ -27,11 +27,13 @@ class Zygote:
     """A root helper (zygote.py) that builds boxes with mount syscalls, one ahead of its run."""
 
     def __init__(
-        self, interpreter: str, init: str, bpf: bytes, join: Callable[[int], None] | None = None
-    ) -> None:
+        self, interpreter: str, init: str, bpf: bytes, join: Callable[[int], None] | None = None,
+        preludes: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
         """`init`: the program each box starts as (box_init.py builds it). `join` places the
         zygote (by pid) before it is sent anything, so that every box it builds starts there: a
-        live box's cgroup (a slot's spawner is in its cgroups already)."""
+        live box's cgroup (a slot's spawner is in its cgroups already). `preludes`: texts many
+        of its scripts begin with, which it compiles once (see zygote.py)."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
             [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno()), init],
@@ -47,6 +49,7 @@ class Zygote:
             if join is not None:
                 join(self.pid)
             self.sock.send(bpf)
+            self.sock.send(json.dumps(preludes).encode())
         except BaseException:
             self.stop()
             raise

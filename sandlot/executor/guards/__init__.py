@@ -34,6 +34,11 @@ _PY_CORE, _PY_STRICT, _PY_CASE = (
                        ("def __sandlot_case(", ""))
 )  # fmt: skip
 _JS = (_HERE / "driver.js").read_text()
+# What every sealed Python run's main.py begins with, for each set of parts: a warm zygote
+# compiles these once (JailConfig.warm_preludes), where each run compiled its driver anew.
+PY_PRELUDES = tuple(
+    _PY_CORE + strict + case for strict in ("", _PY_STRICT) for case in ("", _PY_CASE)
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -393,21 +393,31 @@ ENDINGS = {
 }
 
 
-def test_a_warm_script_ends_as_the_interpreter_would():
-    """A warm script's process ends the way `python main.py` does: it waits for the threads the
-    script left running and runs its exit functions, though it imports neither module itself
-    when the script did not."""
+def warm_as_cold(name: str, scripts: dict[str, str], **config) -> dict[str, tuple]:
+    """Each script as main.py, warm and cold in a jail of its own: what the cold run gave
+    (exit code, stdout, stderr), once shown equal to the warm run's."""
     python = os.path.realpath(sys.executable)
-    config = JailConfig(slots=1, uid_base=64100, state_dir=STATE + "-ends", zygote_python=python)
-    with Jail(config) as jail:
-        for name, code in ENDINGS.items():
+    state = f"{STATE}-{name}"
+    seen = {}
+    with Jail(JailConfig(slots=1, uid_base=64100, state_dir=state, zygote_python=python,
+                         **config)) as jail:  # fmt: skip
+        for what, code in scripts.items():
             runs = [jail.run(0, RunSpec(argv=(python, "main.py"), files={"main.py": code.encode()},
                                         warm=warm))
                     for warm in (True, False)]  # fmt: skip
             warm, cold = ((o.exit_code, o.stdout, o.stderr) for o in runs)
-            assert warm == cold, name
-            assert cold[1].startswith(b"main\n") or name.startswith("both"), cold
-    Path(STATE + "-ends").rmdir()
+            assert warm == cold, what
+            seen[what] = cold
+    Path(state).rmdir()
+    return seen
+
+
+def test_a_warm_script_ends_as_the_interpreter_would():
+    """A warm script's process ends the way `python main.py` does: it waits for the threads the
+    script left running and runs its exit functions, though it imports neither module itself
+    when the script did not."""
+    for name, (_, stdout, _) in warm_as_cold("ends", ENDINGS).items():
+        assert stdout.startswith(b"main\n") or name.startswith("both"), stdout
 
 
 PRELUDE = 'print("prelude ran")\n\n\ndef fails():\n    raise ValueError("in the prelude")\n'
@@ -425,22 +435,10 @@ def test_a_script_that_begins_with_a_prelude_runs_as_if_compiled_whole():
     """The zygote compiles the preludes it is given once (the judge's driver), and a script that
     begins with one runs exactly as `python main.py` runs it: tracebacks, line numbers, file
     names, syntax errors (nothing runs), and no docstring taken from the rest."""
-    python = os.path.realpath(sys.executable)
-    config = JailConfig(slots=1, uid_base=64100, state_dir=STATE + "-preludes",
-                        zygote_python=python, warm_preludes=(PRELUDE,))  # fmt: skip
-    seen = {}
-    with Jail(config) as jail:
-        for name, code in AFTER_PRELUDE.items():
-            runs = [jail.run(0, RunSpec(argv=(python, "main.py"), files={"main.py": code.encode()},
-                                        warm=warm))
-                    for warm in (True, False)]  # fmt: skip
-            warm, cold = ((o.exit_code, o.stdout, o.stderr) for o in runs)
-            assert warm == cold, name
-            seen[name] = cold
+    seen = warm_as_cold("preludes", AFTER_PRELUDE, warm_preludes=(PRELUDE,))
     assert b'main.py", line 5, in fails' in seen["a traceback through it"][2]
     assert seen["a syntax error after it, before any of it runs"][:2] == (1, b"")
     assert seen["the first string after it is no docstring"][1] == b"prelude ran\nNone True\n4\n"
-    Path(STATE + "-preludes").rmdir()
 
 
 def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):

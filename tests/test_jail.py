@@ -562,3 +562,9 @@ def test_unmount_all_detaches_nested_mounts_and_odd_names(tmp_path):
     finally:
         workdir.unmount_all(str(tmp_path))
     assert not os.path.ismount(beside)
+
+
+def test_preludes_too_large_for_a_zygote_are_refused_when_configured():
+    with pytest.raises(ValueError, match=r"warm_preludes: .* more than the 65536 a zygote reads"):
+        JailConfig(warm_preludes=("x = 1\n" * 20000,))
+    assert JailConfig(warm_preludes=("x = 1\n" * 100,)).warm_preludes

@@ -28,6 +28,7 @@ from sandlot.jail.privileges import check_capabilities
 from sandlot.jail.seccomp import compile_filter
 from sandlot.jail.spec import Limits, Outcome, RunSpec
 from sandlot.jail.wire import CgroupPlace, SlotConfig
+from sandlot.jail.zygotes import preludes_message
 
 log = logging.getLogger("sandlot.jail")
 
@@ -62,6 +63,9 @@ class JailConfig:
     # Texts many warm Python scripts begin with (the judge's driver): each slot's zygote
     # compiles them once, instead of every script that begins with one compiling it again.
     warm_preludes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        preludes_message(self.warm_preludes)  # too large: said now, not at a slot's first run
 
 
 class _Slot:

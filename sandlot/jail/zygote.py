@@ -687,7 +687,7 @@ def main():
     if not stat.S_ISSOCK(os.fstat(sock.fileno()).st_mode):
         return
     bpf = sock.recv(1 << 16)
-    warm_up(json.loads(sock.recv(1 << 20) or b"[]"))
+    warm_up(json.loads(sock.recv(1 << 16) or b"[]"))  # zygotes.PRELUDES_MAX
     serve(sock, bpf, sys.argv[2])
 
 

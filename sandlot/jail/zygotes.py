@@ -21,6 +21,7 @@ from sandlot.jail.bwrap import BoxLayout
 from sandlot.jail.spec import Limits, RunSpec
 
 ZYGOTE = str(Path(__file__).with_name("zygote.py"))
+PRELUDES_MAX = 1 << 16  # bytes of the preludes' message: one datagram, which zygote.py reads
 
 
 class Zygote:
@@ -34,6 +35,7 @@ class Zygote:
         zygote (by pid) before it is sent anything, so that every box it builds starts there: a
         live box's cgroup (a slot's spawner is in its cgroups already). `preludes`: texts many
         of its scripts begin with, which it compiles once (see zygote.py)."""
+        said = preludes_message(preludes)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
             [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno()), init],
@@ -49,7 +51,7 @@ class Zygote:
             if join is not None:
                 join(self.pid)
             self.sock.send(bpf)
-            self.sock.send(json.dumps(preludes).encode())
+            self.sock.send(said)
         except BaseException:
             self.stop()
             raise
@@ -86,6 +88,14 @@ class Zygote:
         self.sock.close()
         self.proc.kill()
         self.proc.wait()
+
+
+def preludes_message(preludes: tuple[str, ...]) -> bytes:
+    message = json.dumps(list(preludes)).encode()
+    if len(message) > PRELUDES_MAX:
+        raise ValueError(f"warm_preludes: {len(message)} bytes as JSON, more than the "
+                         f"{PRELUDES_MAX} a zygote reads")  # fmt: skip
+    return message
 
 
 def box_request(

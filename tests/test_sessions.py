@@ -79,6 +79,20 @@ def test_outputs_are_typed_and_in_order(client, session):
     assert out["status"] == "error" and out["error"]["ename"] == "ZeroDivisionError"
 
 
+def test_stdout_and_stderr_come_out_in_the_order_written(client, session):
+    """Each stream has its own buffer in the kernel, flushed by a timer of its own: written in
+    turns, they must still come out in turns (a warning after a print, after it)."""
+    code = "import sys\nfor i in range(30):\n    print(i)\n    print(-i, file=sys.stderr)\n"
+    runs = []
+    for o in execute(client, session, code)["outputs"]:
+        if runs and runs[-1][0] == o["type"]:
+            runs[-1] = (o["type"], runs[-1][1] + o["text"])
+        else:
+            runs.append((o["type"], o["text"]))
+    assert runs == [(kind, f"{sign}{i}\n") for i in range(30)
+                    for kind, sign in (("stdout", ""), ("stderr", "-" if i else ""))]  # fmt: skip
+
+
 def test_rich_outputs(client, session):
     out = execute(client, session, "import pandas as pd\npd.DataFrame({'a': [1]})")
     assert "text/html" in out["outputs"][0]["data"]

@@ -27,25 +27,34 @@ from frames import PRIVATE
 DELIM = b"<IDS|MSG>"
 START_TIMEOUT = 60.0
 CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
-# Run in the kernel before any cell, so that output cannot fill the kernel's memory:
+# Run in the kernel before any cell, so that output cannot fill the kernel's memory and comes
+# out in the order it was written:
 # - IPython 9 keeps a copy of everything a cell prints (`_tee`, for `%history -o`), even with
 #   the history off: a session's memory would grow with all it ever printed;
 # - ipykernel buffers output and publishes it every 0.2 s, so a print loop can write gigabytes
 #   between two flushes: flush (and wait for it) at every 64 KiB instead, so that a flood meets
-#   the output limit, not the memory limit.
+#   the output limit, not the memory limit;
+# - stdout and stderr have a buffer each, published by timers of their own: `print(1)` then a
+#   warning could come out warning first. A write to one stream first publishes what the other
+#   holds.
 KERNEL_STARTUP = """
 def _sandlot_bound_output(limit=1 << 16):
-    import contextlib
+    import contextlib, sys
     from IPython.core.interactiveshell import InteractiveShell
     from ipykernel.iostream import OutStream
     InteractiveShell._tee = lambda self, channel: contextlib.nullcontext()
     schedule = OutStream._schedule_flush  # what write() calls: not shadowed per instance
-    def schedule_bounded(self):
-        if sum(b.tell() for b in list(self._buffers.values())) > limit:
+    def held(stream):
+        return sum(b.tell() for b in list(stream._buffers.values()))
+    def schedule_in_order(self):
+        for other in (sys.stdout, sys.stderr):
+            if other is not self and isinstance(other, OutStream) and held(other):
+                other.flush()
+        if held(self) > limit:
             self.flush()
         else:
             schedule(self)
-    OutStream._schedule_flush = schedule_bounded
+    OutStream._schedule_flush = schedule_in_order
 _sandlot_bound_output()
 del _sandlot_bound_output
 """

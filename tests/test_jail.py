@@ -420,6 +420,20 @@ def test_a_warm_script_ends_as_the_interpreter_would():
         assert stdout.startswith(b"main\n") or name.startswith("both"), stdout
 
 
+NULS = {
+    "a NUL in a line": "print(1)\0print(2)\nprint(3)\n",
+    "a NUL before the last newline": "print('main')\nx = 1\0\n",
+    "a NUL at the end": "print('main')\n\0",
+}
+
+
+def test_a_warm_script_with_a_nul_byte_runs_as_python_reads_it():
+    """CPython reads a file with a NUL byte by rules of its own (a syntax error, or the file
+    cut short), which compile() does not share: a warm script holding one runs as a cold one."""
+    seen = warm_as_cold("nuls", NULS)
+    assert b"SyntaxError" in seen["a NUL in a line"][2]
+
+
 PRELUDE = 'print("prelude ran")\n\n\ndef fails():\n    raise ValueError("in the prelude")\n'
 AFTER_PRELUDE = {
     "a traceback through it": PRELUDE + "fails()\n",

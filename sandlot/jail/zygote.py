@@ -385,6 +385,10 @@ def run_script(argv):
     try:
         with open(script, "rb") as f:
             source = f.read()
+        if b"\0" in source:
+            # How CPython reads a file holding a NUL byte (by rules of its own, which change
+            # from one version to the next) is not compile()'s: the interpreter itself runs it.
+            os.execv(sys.executable, [sys.executable, *argv])
         for part in PRELUDES.compiled(source, script):
             exec(part, main.__dict__)
     except SystemExit as exc:

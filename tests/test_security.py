@@ -736,6 +736,76 @@ def test_attack_nested_user_namespace(run, client, server):
     assert_healthy(client, server)
 
 
+# -- sockets the kernel would load a module for -------------------------------------------------
+
+SOCKETS = py("""
+    import errno, json, socket, struct
+    def attempt(make):
+        try:
+            make()
+            return "ok"
+        except OSError as e:
+            return errno.errorcode.get(e.errno, str(e.errno))
+    def opened(*args):
+        return attempt(lambda: socket.socket(*args).close())
+    S = socket
+    out = {
+        "unix": opened(S.AF_UNIX, S.SOCK_STREAM), "tcp": opened(S.AF_INET, S.SOCK_STREAM),
+        "udp6": opened(S.AF_INET6, S.SOCK_DGRAM), "mptcp": opened(S.AF_INET, S.SOCK_STREAM, 262),
+        "netlink route": opened(S.AF_NETLINK, S.SOCK_RAW, 0),
+        "netlink diag": opened(S.AF_NETLINK, S.SOCK_RAW, 4),
+        "socketpair": attempt(lambda: [s.close() for s in S.socketpair()]),
+        "interfaces": str(S.if_nameindex()),
+        # a family or protocol the host's kernel would load a module for, or netlink beyond
+        # routing and diagnostics
+        "tipc": opened(30, S.SOCK_RDM), "rds": opened(21, S.SOCK_SEQPACKET),
+        "can": opened(29, S.SOCK_RAW, 1), "alg": opened(38, S.SOCK_SEQPACKET),
+        "vsock": opened(40, S.SOCK_STREAM), "packet": opened(S.AF_PACKET, S.SOCK_DGRAM),
+        "sctp": opened(S.AF_INET, S.SOCK_STREAM, 132),
+        "sctp6": opened(S.AF_INET6, S.SOCK_SEQPACKET, 132),
+        "dccp": opened(S.AF_INET, 6, 33), "l2tp": opened(S.AF_INET, S.SOCK_DGRAM, 115),
+        "smc": opened(S.AF_INET, S.SOCK_STREAM, 256),
+        "netlink generic": opened(S.AF_NETLINK, S.SOCK_RAW, 16),
+        "netlink audit": opened(S.AF_NETLINK, S.SOCK_RAW, 9),
+        "socketpair inet": attempt(lambda: S.socketpair(S.AF_INET)),
+    }
+    v4 = S.socket(S.AF_INET, S.SOCK_DGRAM)
+    group = S.inet_aton("239.1.2.3") + S.inet_aton("0.0.0.0") + struct.pack("i", 1)
+    out["join v4"] = attempt(lambda: v4.setsockopt(S.IPPROTO_IP, S.IP_ADD_MEMBERSHIP, group))
+    v6 = S.socket(S.AF_INET6, S.SOCK_DGRAM)
+    group6 = S.inet_pton(S.AF_INET6, "ff15::1234") + struct.pack("I", 1)
+    out["join v6"] = attempt(lambda: v6.setsockopt(S.IPPROTO_IPV6, S.IPV6_JOIN_GROUP, group6))
+    print(json.dumps(out))
+""")
+SOCKETS_ALLOWED = {"unix", "tcp", "udp6", "mptcp", "netlink route", "netlink diag", "socketpair"}
+SOCKETS_REFUSED = {
+    "EAFNOSUPPORT": {"tipc", "rds", "can", "alg", "vsock", "packet", "socketpair inet"},
+    "EPROTONOSUPPORT": {"sctp", "sctp6", "dccp", "l2tp", "smc", "netlink generic", "netlink audit"},
+    "ENODEV": {"join v4", "join v6"},
+}
+
+
+def loaded_modules() -> set[str]:
+    """The kernel's loaded modules (none where it is built without module support)."""
+    modules = Path("/proc/modules")
+    lines = modules.read_text().splitlines() if modules.exists() else []
+    return {line.split()[0] for line in lines}
+
+
+def test_attack_rare_socket_families(run, client, server):
+    """Sockets of families and IP protocols the host's kernel would load a module for (TIPC,
+    RDS, CAN, SCTP, DCCP, ...) and netlink beyond routing are refused, as are multicast joins
+    (only loopback is there); no module is loaded. Unix, TCP, UDP and routing netlink work."""
+    before = loaded_modules()
+    out, _ = run_json(run, SOCKETS)
+    assert {k for k in SOCKETS_ALLOWED if out[k] != "ok"} == set(), out
+    assert out["interfaces"] == "[(1, 'lo')]", out
+    for errno_name, names in SOCKETS_REFUSED.items():
+        assert {k: out[k] for k in names if out[k] != errno_name} == {}, out
+    assert loaded_modules() <= before, f"the box had modules loaded: {loaded_modules() - before}"
+    assert_healthy(client, server)
+
+
 # -- privileges ----------------------------------------------------------------------------------
 
 PRIVS = py("""

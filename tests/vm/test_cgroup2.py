@@ -28,6 +28,9 @@ from tests.test_security import (
     PRIVS,
     PY_FORK_BOMB,
     READ_PROBE,
+    SOCKETS,
+    SOCKETS_ALLOWED,
+    SOCKETS_REFUSED,
     WRITE_PROBE,
     py,
     token,
@@ -272,6 +275,18 @@ def test_attack_privileges(client):
     assert out["NoNewPrivs"] == "1" and out["Seccomp"] == "2", out
     assert all(int(v, 16) == 0 for k, v in out.items() if k.startswith("Cap")), out
     assert "0" not in out["Uid"].split() and out["setuid0"] != "ok", out
+
+
+def test_attack_rare_socket_families_load_no_module(client, guest):
+    """Debian's kernel builds SCTP, DCCP, TIPC, RDS, CAN, ... as modules that a socket of
+    theirs would load: a box gets no such socket, and the guest no new module."""
+    before = set(guest.ssh("cut -d' ' -f1 /proc/modules").stdout.split())
+    out = probe(client, SOCKETS, {})
+    assert {k for k in SOCKETS_ALLOWED if out[k] != "ok"} == set(), out
+    for errno_name, names in SOCKETS_REFUSED.items():
+        assert {k: out[k] for k in names if out[k] != errno_name} == {}, out
+    after = set(guest.ssh("cut -d' ' -f1 /proc/modules").stdout.split())
+    assert after <= before, f"the box had modules loaded: {after - before}"
 
 
 def test_attack_daemon_does_not_outlive_its_run(client, guest):

@@ -85,7 +85,7 @@ class Service:
                 uid_base=cfg.uid_base,
                 bwrap=cfg.bwrap,
                 boxes=cfg.boxes,
-                share_netns=cfg.share_netns,
+                reuse_netns=cfg.reuse_netns,
                 zygote_python=self._zygote_python(),
                 warm_preludes=guards.PY_PRELUDES,
                 etc_entries=self.registry.etc_entries(),

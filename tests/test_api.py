@@ -207,6 +207,7 @@ def test_health(client):
     assert body["status"] == "ok"
     assert body["isolation"]["ready"] is True
     assert body["isolation"]["mechanism"].startswith("namespaces built by a per-slot zygote")
+    assert body["isolation"]["network"].startswith("loopback only; a box's namespace goes")
     assert body["isolation"]["cgroup_version"] in (1, 2)
     assert body["slots"] == 2 and body["queued"] == 0
     assert "python" in body["languages"]

@@ -324,9 +324,11 @@ def test_a_run_whose_processes_survive_breaks_the_slot_until_they_are_gone(jail)
     assert jail.problem is None
 
 
-NET_LEAVER = """
-import socket, os
-servers = []
+# Runs that leave something in their network namespace: what each leaves, if it were handed on.
+NET_LEAVERS = {
+    "a connection closed both ways, a listener, a datagram socket and an abstract name": """
+import socket
+kept = []
 for family, addr in ((socket.AF_INET, ("127.0.0.1", 5555)), (socket.AF_INET6, ("::1", 5555))):
     srv = socket.socket(family)
     srv.bind(addr)
@@ -337,49 +339,130 @@ for family, addr in ((socket.AF_INET, ("127.0.0.1", 5555)), (socket.AF_INET6, ("
     conn.close()  # the server side closes first: its port would sit in TIME_WAIT
     cli.recv(1 << 20)
     cli.close()
-    servers.append(srv)  # and one left listening when the run ends
+    kept.append(srv)  # and one left listening when the run ends
 udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 udp.bind(("127.0.0.1", 5556))
 abstract = socket.socket(socket.AF_UNIX)
 abstract.bind("\\0sandlot-probe")
 abstract.listen()
-print("left")
-"""
+""",
+    "a connection left half closed, with data unread": """
+import socket
+srv = socket.socket()
+srv.bind(("127.0.0.1", 5555))
+srv.listen()
+cli = socket.create_connection(("127.0.0.1", 5555))
+conn, _ = srv.accept()
+cli.sendall(b"unread" * 1000)
+cli.shutdown(socket.SHUT_WR)  # FIN_WAIT on one side, data queued on the other, then killed
+""",
+    "a datagram to a port nobody listens on": """
+import socket
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", 9))
+socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).sendto(b"x", ("::1", 9))
+""",
+    "connections to addresses with no route": """
+import socket
+for family, addr in ((socket.AF_INET, ("10.1.2.3", 80)), (socket.AF_INET6, ("2001:db8::1", 80))):
+    try:
+        socket.socket(family).connect(addr)
+    except OSError:
+        pass  # refused before any packet: only a counter moved
+""",
+    "an IPv6 flow label, which outlives its socket": """
+import socket, struct
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+# struct in6_flowlabel_req: ::1, label 0x12345, IPV6_FL_A_GET with IPV6_FL_F_CREATE, shared
+# exclusively, 60 s to linger and expire
+request = socket.inet_pton(socket.AF_INET6, "::1") + struct.pack("!I", 0x12345)
+s.setsockopt(socket.IPPROTO_IPV6, 32, request + struct.pack("=BBHHHI", 0, 1, 1, 60, 60, 0))
+""",
+    "a unix socket with a name, in flight to itself": """
+import array, socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\\0sandlot-in-flight")
+s.connect("\\0sandlot-in-flight")
+s.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [s.fileno()]))])
+""",
+}
+# Runs that leave nothing there: the next box is built in the same network namespace.
+NET_QUIET = {
+    "nothing at all": "print('quiet')",
+    "a unix socket pair and a file": "import socket; a, b = socket.socketpair(); a.send(b'x'); "
+    "b.recv(1); open('f', 'w').write('x')",
+}
 
 NET_LOOKER = """
-import json, socket
-tables = {name: open(f"/proc/net/{name}").read().splitlines()[1:]
-          for name in ("tcp", "tcp6", "udp", "udp6", "unix", "raw", "raw6")}
+import json, os, socket
+net = {name: open(f"/proc/net/{name}").read()
+       for name in ("dev", "snmp", "snmp6", "netstat", "ip6_flowlabel", "igmp", "igmp6",
+                    "mcfilter", "mcfilter6", "anycast6", "tcp", "tcp6", "udp", "udp6", "raw",
+                    "raw6", "unix", "packet")}
+net["sockets"] = open("/proc/net/sockstat").readline()
 binds = {}
 for family, kind, addr in ((socket.AF_INET, socket.SOCK_STREAM, ("127.0.0.1", 5555)),
                            (socket.AF_INET6, socket.SOCK_STREAM, ("::1", 5555)),
                            (socket.AF_INET, socket.SOCK_DGRAM, ("127.0.0.1", 5556)),
-                           (socket.AF_UNIX, socket.SOCK_STREAM, "\\0sandlot-probe")):
+                           (socket.AF_UNIX, socket.SOCK_STREAM, "\\0sandlot-probe"),
+                           (socket.AF_UNIX, socket.SOCK_DGRAM, "\\0sandlot-in-flight")):
     s = socket.socket(family, kind)  # no SO_REUSEADDR: a TIME_WAIT entry would refuse it
     try:
         s.bind(addr)
         binds[str(addr)] = "ok"
     except OSError as e:
         binds[str(addr)] = str(e)
-print(json.dumps({"tables": tables, "binds": binds, "host": socket.gethostname()}))
+    s.close()
+print(json.dumps({"net": net, "binds": binds, "host": socket.gethostname(),
+                  "namespace": os.readlink("/proc/self/ns/net")}))
 """
 
 
-def test_a_shared_network_namespace_keeps_nothing_of_the_last_run():
-    """With share_netns, a slot's runs share one loopback-only network namespace: no socket,
-    port, TIME_WAIT entry or abstract name of one run is there for the next."""
-    config = JailConfig(slots=1, uid_base=64100, state_dir=STATE + "-net", share_netns=True)
-    with Jail(config) as jail:
-        look = RunSpec(argv=("/usr/bin/python3", "-c", NET_LOOKER))
-        fresh = json.loads(jail.run(0, look).stdout)
-        left = jail.run(0, RunSpec(argv=("/usr/bin/python3", "-c", NET_LEAVER)))
-        assert left.stdout == b"left\n", left
-        after = json.loads(jail.run(0, look).stdout)
-    assert fresh["tables"] == {name: [] for name in fresh["tables"]}, fresh
-    assert after == fresh, "state of one run was there for the next"
-    assert set(after["binds"].values()) == {"ok"}, after["binds"]
-    assert after["host"] == "sandlot"
-    Path(STATE + "-net").rmdir()
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "cold"])
+def test_a_network_namespace_is_handed_on_only_as_it_was_made(warm):
+    """A slot's box is built in the network namespace of the box before it only when that run
+    left it exactly as it was made: after any run that sent a packet, left a socket, a name, a
+    flow label or a membership, or moved a counter, the next run sees what a new box shows; after
+    a run that did none of these, the same namespace serves again."""
+    python = os.path.realpath(sys.executable)
+    state = f"{STATE}-net-{warm}"
+
+    def run(jail: Jail, code: str) -> Outcome:
+        spec = RunSpec(argv=(python, "main.py"), files={"main.py": code.encode()}, warm=warm)
+        out = jail.run(0, spec)
+        assert out.exit_code == 0, out.stderr.decode()
+        return out
+
+    def look(jail: Jail) -> tuple[str, dict]:
+        seen = json.loads(run(jail, NET_LOOKER).stdout)
+        assert set(seen["binds"].values()) == {"ok"}, seen["binds"]
+        assert seen["host"] == "sandlot"
+        return seen.pop("namespace"), seen
+
+    with Jail(JailConfig(slots=1, uid_base=64100, state_dir=state,
+                         zygote_python=python)) as jail:  # fmt: skip
+        namespace, new = look(jail)
+        assert "sockets: used 0" in new["net"]["sockets"], new["net"]["sockets"]
+        for what, code in NET_QUIET.items():
+            run(jail, code)
+            assert look(jail) == (namespace, new), f"not handed on after {what}"
+        for what, code in NET_LEAVERS.items():
+            run(jail, code)
+            then, seen = look(jail)
+            differ = {k: v for k, v in seen["net"].items() if new["net"][k] != v}
+            assert seen == new, f"{what}: the next run saw it: {differ} {seen['binds']}"
+            assert then != namespace, f"{what}: the namespace was handed on"
+            namespace = then
+    Path(state).rmdir()
+
+
+def test_a_slot_makes_a_network_namespace_per_box_when_told_not_to_reuse_one():
+    python = os.path.realpath(sys.executable)
+    state = f"{STATE}-net-off"
+    spec = RunSpec(argv=(python, "-c", "import os; print(os.readlink('/proc/self/ns/net'))"))
+    with Jail(JailConfig(slots=1, uid_base=64100, state_dir=state, reuse_netns=False)) as jail:
+        seen = {jail.run(0, spec).stdout for _ in range(3)}
+    assert len(seen) == 3, seen
+    Path(state).rmdir()
 
 
 ENDINGS = {

@@ -14,6 +14,10 @@ MECHANISM = {
     "zygote": "namespaces built by a per-slot zygote + cgroups + seccomp",
     "bwrap": "bubblewrap + cgroups + seccomp",
 }
+NETWORK = {
+    True: "loopback only; a box's namespace goes to its slot's next box if its run left no trace",
+    False: "loopback only; a new namespace per box",
+}
 
 
 @router.get("/v1/ping")
@@ -32,6 +36,7 @@ async def health(service: ServiceDep) -> JSONResponse:
             "ready": h.ready,
             "problem": h.problem,
             "mechanism": MECHANISM[service.config.boxes],
+            "network": NETWORK[service.config.reuse_netns],
             "cgroup_version": h.cgroup_version,
             "cgroup": h.cgroup,
         },

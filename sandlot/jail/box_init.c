@@ -4,13 +4,14 @@
    tables copied, copy-on-write faults, a whole interpreter torn down: bench/kernel.py); this
    small static program, started with posix_spawn (a vfork), does the same work without them.
 
-   argv: CHANNEL TEMPLATE UID CGROUP HOSTNAME NET UTS CGROUPNS STEP...
+   argv: CHANNEL TEMPLATE UID CGROUP HOSTNAME NET STEP...
      CHANNEL   a SOCK_SEQPACKET socket to the zygote;
      TEMPLATE  a mount namespace holding the box's read-only tree (zygote.py's Template);
      UID       the slot uid the box runs as;
      CGROUP    the cgroup.procs to enter before anything else (the run's own cgroup), or "";
-     HOSTNAME  the box's hostname, for namespaces of its own;
-     NET UTS CGROUPNS  namespaces shared by a slot's boxes, or -1 each for new ones;
+     HOSTNAME  the box's hostname;
+     NET       a network namespace to join (an earlier box's, which its run left as it was
+               made: zygote.py's Networks), or -1 for a new one with loopback up;
      STEP      the per-box mounts: "tmpfs" PATH SIZE | "proc" PATH | "dev" PATH.
 
    On the channel: the zygote sends the seccomp filter (raw BPF); the init builds the box,
@@ -134,20 +135,16 @@ static void enter_cgroup(const char *procs) {
     close(fd);
 }
 
-static void build_box(int template, const char *hostname, const int shared[3], char **steps,
-                      unsigned uid) {
-    static const int kinds[3] = {CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWCGROUP};
+static void build_box(int template, const char *hostname, int net, char **steps, unsigned uid) {
     check(setns(template, CLONE_NEWNS), "setns");
-    if (shared[0] < 0) {
-        check(unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWCGROUP),
-              "unshare");
-        check(sethostname(hostname, strlen(hostname)), "sethostname");
+    if (net >= 0)
+        check(setns(net, CLONE_NEWNET), "setns");
+    check(unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP |
+                  (net >= 0 ? 0 : CLONE_NEWNET)),
+          "unshare");
+    check(sethostname(hostname, strlen(hostname)), "sethostname");
+    if (net < 0)
         loopback_up();
-    } else {
-        for (int i = 0; i < 3; i++)
-            check(setns(shared[i], kinds[i]), "setns");
-        check(unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare");
-    }
     for (char **step = steps; *step;) {
         if (!strcmp(step[0], "tmpfs") && step[1] && step[2]) {
             mount_tmpfs(step[1], step[2], uid);
@@ -360,13 +357,13 @@ static void close_all_but(int keep[], int count) {
 int main(int argc, char **argv) {
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     prctl(PR_SET_NAME, "sandlot-init", 0, 0, 0);
-    if (argc < 9)
+    if (argc < 7)
         return SETUP_FAILED;
     chan = atoi(argv[1]);
     int template = atoi(argv[2]);
     unsigned uid = strtoul(argv[3], NULL, 10);
-    int shared[3] = {atoi(argv[6]), atoi(argv[7]), atoi(argv[8])};
-    int keep[] = {0, 1, 2, chan, template, shared[0], shared[1], shared[2]};
+    int net = atoi(argv[6]);
+    int keep[] = {0, 1, 2, chan, template, net};
     close_all_but(keep, sizeof keep / sizeof *keep);
 
     static char bpf[65536];
@@ -375,11 +372,10 @@ int main(int argc, char **argv) {
         _exit(SETUP_FAILED); /* the zygote went away */
     if (argv[4][0])
         enter_cgroup(argv[4]); /* everything of the box is charged to the run's own cgroup */
-    build_box(template, argv[5], shared, argv + 9, uid);
+    build_box(template, argv[5], net, argv + 7, uid);
     close(template);
-    for (int i = 0; i < 3; i++)
-        if (shared[i] >= 0)
-            close(shared[i]);
+    if (net >= 0)
+        close(net);
     /* The box's namespaces, for the zygote to fork a script's process into: opened now, as
        root; once confined, the init may be reached by no one without CAP_SYS_PTRACE, which a
        container does not grant. */

@@ -236,9 +236,9 @@ class Spawner:
         return self.zygote
 
     def _box(self, spec: RunSpec, group: RunGroup) -> dict[str, object]:
-        # One box at a time in a slot: its boxes may share a network namespace.
+        # One box at a time in a slot: a box may be built in its predecessor's network namespace.
         cfg = self.config
-        return box_request(cfg.layout, cfg.uid, spec, share=cfg.share_netns, cgroup=group.enter)
+        return box_request(cfg.layout, cfg.uid, spec, reuse_net=cfg.reuse_netns, cgroup=group.enter)
 
     def _start_zygote(
         self, spec: RunSpec, ends: tuple[int, ...], group: RunGroup

@@ -48,7 +48,7 @@ class SlotConfig(msgspec.Struct, frozen=True):
     boxes: str
     zygote_python: str  # warm specs whose interpreter this is run in the zygote
     box_init: str  # the zygote's init of each box (box_init.py)
-    share_netns: bool = False  # see JailConfig
+    reuse_netns: bool = True  # see JailConfig
     warm_preludes: tuple[str, ...] = ()  # see JailConfig
 
 

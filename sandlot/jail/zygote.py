@@ -30,15 +30,15 @@ and `sys.flags` shows -I -S (site is imported after the privileges are dropped).
 Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF), then a
 JSON list of preludes (texts many scripts begin with, compiled here once: see Preludes); then
 {"prepare": box} to build a box ahead, or {"box": box, "run": run} with four fds attached (stdin,
-stdout, stderr, setup-error pipe). A box with "share" set joins the network, UTS and cgroup
-namespaces this zygote keeps for its boxes (see Shared), which only one box at a time may use.
-For a run the zygote answers {"pid": pid} with a pidfd of the run's top process (the box's init,
-or the script's process) at once, and {"status": wait-status} when it has ended (the zygote
-reaps it, and then the box).
+stdout, stderr, setup-error pipe). A box with "reuse_net" set may be built in the network
+namespace of the box before it, once that box's run is over and only if the run left it as it
+was made (see Networks): only one box at a time may use it, as a slot's runs do. For a run
+the zygote answers {"pid": pid} with a pidfd of the run's top process (the box's init, or the
+script's process) at once, and {"status": wait-status} when it has ended (the zygote reaps it,
+and then the box).
 """
 
 import ctypes
-import fcntl
 import json
 import os
 import platform
@@ -46,11 +46,9 @@ import resource
 import signal
 import socket
 import stat
-import struct
 import sys
 
-CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS = 0x00020000, 0x02000000, 0x04000000
-CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x08000000, 0x20000000, 0x40000000
+CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV = 1, 2, 4
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 MNT_DETACH = 2
@@ -58,12 +56,12 @@ PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NAME, PR_CAPBSET_DROP = 1, 4, 15, 24
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 22, 38, 2
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41}[platform.machine()]
-SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
 DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 SETUP_FAILED = 126
 
 libc = ctypes.CDLL(None, use_errno=True)
 OWN_PID_NS = os.open("/proc/self/ns/pid", os.O_RDONLY)
+OWN_NET_NS = os.open("/proc/self/ns/net", os.O_RDONLY)
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
                        ctypes.c_char_p]  # fmt: skip
 
@@ -157,21 +155,6 @@ def build_template(root, steps):
     os.chdir("/")
 
 
-# Namespaces a slot's boxes may share, one box at a time (JailConfig.share_netns): a network
-# namespace with only loopback, keeping no TIME_WAIT entries and no TCP metrics, so that no
-# socket, port or peer state outlives a box's processes (tests/test_jail.py); the UTS
-# namespace (sethostname is denied); the cgroup namespace (a view, no state). What does cross
-# is counters: the loopback interface's packets and bytes, TCP/IP's statistics. Creating and
-# tearing down a network namespace costs more than anything else in a box (~2 ms of CPU). The
-# IPC namespace is never shared: SysV objects outlive their creators.
-SHARED_KINDS = (CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWCGROUP)
-SHAREABLE = CLONE_NEWNET | CLONE_NEWUTS | CLONE_NEWCGROUP
-NET_SYSCTLS = {
-    "/proc/sys/net/ipv4/tcp_max_tw_buckets": "0",  # a closed connection leaves nothing behind
-    "/proc/sys/net/ipv4/tcp_no_metrics_save": "1",  # no per-peer RTT or window remembered
-}
-
-
 def held_namespaces(what, setup, names):
     """Run `setup` in a child that then waits, and keep the namespaces `names` it is in, by
     descriptor, once it is gone. If setup fails, an OSError naming `what` and why."""
@@ -195,21 +178,6 @@ def held_namespaces(what, setup, names):
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-
-
-class Shared:
-    """The namespaces of SHARED_KINDS made once for the boxes of one slot, kept by descriptor."""
-
-    def __init__(self, hostname):
-        def setup():
-            check(libc.unshare(SHAREABLE), "unshare")
-            socket.sethostname(hostname)
-            loopback_up()
-            for path, value in NET_SYSCTLS.items():
-                with open(path, "w") as f:
-                    f.write(value)
-
-        self.fds = held_namespaces("the slot's namespaces", setup, ("net", "uts", "cgroup"))
 
 
 class Template:
@@ -252,13 +220,6 @@ class Templates:
         return template.fd
 
 
-def loopback_up():
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        req = struct.pack("16sH14s", b"lo", 0, b"")
-        flags = struct.unpack("16sH14s", fcntl.ioctl(s, SIOCGIFFLAGS, req))[1]
-        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
-
-
 def drop_to(uid):
     os.setgroups([])
     os.setresgid(uid, uid, uid)
@@ -278,6 +239,70 @@ class CapHeader(ctypes.Structure):
 class CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
                 ("inheritable", ctypes.c_uint32)]  # fmt: skip
+
+
+# -- the network namespace a box hands on to the next -------------------------------------------
+
+# What the kernel shows of a network namespace, from inside it: the loopback's counters, the
+# IP, ICMP, TCP, UDP and IPv6 statistics, how many sockets are alive (sockstat's first line:
+# the rest of it counts for every namespace at once), IPv6 flow labels (which outlive their
+# sockets) and multicast memberships. The tables of TCP sockets and of tracked connections are
+# not read: they walk hashes shared by every namespace (2 ms each, measured), and neither ever
+# holds an entry without a socket alive or a packet counted.
+NET_STATE = ("dev", "snmp", "snmp6", "netstat", "sockstat", "ip6_flowlabel", "igmp", "igmp6",
+             "mcfilter", "mcfilter6")  # fmt: skip
+SOCKSTAT = NET_STATE.index("sockstat")
+
+
+def net_state(fd):
+    """NET_STATE of the network namespace `fd`, read from inside it."""
+    check(libc.setns(fd, CLONE_NEWNET), "setns")
+    try:
+        net = os.open("/proc/thread-self/net", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            state = [read_all(os.open(name, os.O_RDONLY, dir_fd=net)) for name in NET_STATE]
+        finally:
+            os.close(net)
+        state[SOCKSTAT] = state[SOCKSTAT].split(b"\n", 1)[0]
+        return state
+    finally:
+        if libc.setns(OWN_NET_NS, CLONE_NEWNET):
+            os._exit(SETUP_FAILED)  # never go on from inside a box's namespace
+
+
+class Networks:
+    """The network namespace a slot's boxes hand on, one box after another.
+
+    A new network namespace costs a box more than anything else it builds (made, then torn
+    down by a kernel thread: bench/kernel.py), and most runs never touch the network. So once
+    a box's run is over, its namespace is kept, and the next box is built in it only if the
+    kernel shows it exactly as it was when new (NET_STATE, read again then): a run that sent a
+    packet, left a socket (in any state), a flow label or a membership, or moved a counter
+    leaves a namespace that is dropped, and the next box makes a new one. No run can tell a
+    namespace handed on from a new one but by its identity (its inode number)."""
+
+    def __init__(self):
+        self.kept = None  # (fd, its state when new)
+
+    def take(self):
+        """A namespace for the next box and its state when new, or None: make one."""
+        kept, self.kept = self.kept, None
+        if kept is None:
+            return None
+        fd, new = kept
+        try:
+            if net_state(fd) == new:
+                return kept
+        except OSError:
+            pass  # a namespace that cannot be read is not handed on
+        os.close(fd)
+        return None
+
+    def give(self, fd, new):
+        """Keep the namespace of a box that is gone, with every process it had."""
+        if self.kept is not None:
+            os.close(self.kept[0])
+        self.kept = (fd, new)
 
 
 # -- a script's process: a fork of this warm interpreter that joins a box ---------------------
@@ -438,34 +463,40 @@ def fail_setup(errpipe, exc):
 
 # Signals Python ignores, which a program starts with at their default, as from a shell.
 DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
-NO_SHARED = (-1, -1, -1)
 NAMESPACES = 6  # descriptors a ready box's init sends
+NET = 2  # which of them is its network namespace
 
 
 class Box:
     """A box being built or built, waiting for its run: its init's pid and our end of the
     channel to it."""
 
-    def __init__(self, box, template, shared, confinement, init):
-        self.box, self.confinement = box, confinement
+    def __init__(self, box, template, networks, confinement, init):
+        self.box, self.confinement, self.networks = box, confinement, networks
         self.namespaces = []  # the box's, once it is ready
         self.key = json.dumps(box, sort_keys=True)
+        # Its network namespace, to hand on once it is gone (with its state when new).
+        self.net = networks.take() if box["reuse_net"] else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        passed = (theirs.fileno(), template, *(shared.fds if shared else NO_SHARED))
+        passed = (theirs.fileno(), template, self.net[0] if self.net else -1)
         argv = [init, *map(str, passed[:2]), str(box["uid"]), box["cgroup"], box["hostname"],
-                *map(str, passed[2:]), *per_box_steps(box["plan"])]  # fmt: skip
-        # For our next child only (our own pid namespace stays): it is pid 1 of a new one.
-        check(libc.unshare(CLONE_NEWPID), "unshare")
+                str(passed[2]), *per_box_steps(box["plan"])]  # fmt: skip
         try:
+            # For our next child only (our own pid namespace stays): it is pid 1 of a new one.
+            check(libc.unshare(CLONE_NEWPID), "unshare")
             # The init keeps these at their numbers (a dup2 onto itself clears close-on-exec)
             # and closes every other descriptor it inherits.
             self.pid = os.posix_spawn(
                 init, argv, {}, setsigdef=DEFAULT_SIGNALS,
                 file_actions=[(os.POSIX_SPAWN_DUP2, fd, fd) for fd in passed if fd >= 0],
             )  # fmt: skip
+        except BaseException:
+            ours.close()
+            self.hand_on()  # no box was started in it
+            raise
         finally:
+            theirs.close()
             check(libc.setns(OWN_PID_NS, CLONE_NEWPID), "setns")
-        theirs.close()
         self.chan = ours
         self.chan.send(confinement.bpf)
 
@@ -475,6 +506,12 @@ class Box:
         said, self.namespaces, _, _ = socket.recv_fds(self.chan, 4096, NAMESPACES)
         for fd in self.namespaces:
             os.set_inheritable(fd, False)  # recv_fds drops MSG_CMSG_CLOEXEC (Python 3.11)
+        if self.box["reuse_net"] and self.net is None and len(self.namespaces) == NAMESPACES:
+            fd = os.dup(self.namespaces[NET])  # a new namespace: what it shows now is "new"
+            try:
+                self.net = (fd, net_state(fd))
+            except OSError:
+                os.close(fd)  # not handed on
         return said
 
     def start(self, run, fds, ready):
@@ -505,6 +542,13 @@ class Box:
         os.kill(self.pid, signal.SIGKILL)  # the init's death takes the namespace down
         os.waitpid(self.pid, 0)
         self.close()
+        self.hand_on()
+
+    def hand_on(self):
+        """Once no process of the box is left: its network namespace, for the next box."""
+        if self.net is not None:
+            self.networks.give(*self.net)
+            self.net = None
 
 
 # What a box's init mounts for itself: every other step is in its template.
@@ -539,20 +583,18 @@ def close_all_but(keep):
 
 
 class Boxes:
-    """What the zygote keeps for the boxes it builds: their templates and shared namespaces."""
+    """What the zygote keeps for the boxes it builds: their templates and the network
+    namespace they hand on."""
 
     def __init__(self, bpf, init):
         self.confinement, self.init = Confinement(bpf), init
         self.templates = Templates()
-        self.shared = None
+        self.networks = Networks()
 
     def new(self, box):
         """A box being built for `box`; OSError if what it is made from cannot be (a template
         whose mounts the system refuses, say), which the run that asked for it reports."""
-        if box.get("share") and self.shared is None:
-            self.shared = Shared(box["hostname"])
-        shared = self.shared if box.get("share") else None
-        return Box(box, self.templates.get(box), shared, self.confinement, self.init)
+        return Box(box, self.templates.get(box), self.networks, self.confinement, self.init)
 
 
 def serve(sock, bpf, init):
@@ -597,6 +639,9 @@ def serve(sock, bpf, init):
         if top != this.pid:  # the script's box: what the script left goes with its init
             os.kill(this.pid, signal.SIGKILL)
             os.waitpid(this.pid, 0)
+        # The init reaped, every process of its pid namespace is gone too (the kernel ends them
+        # all when it dies, and waits for them before the init can be reaped).
+        this.hand_on()
         sock.send(json.dumps({"status": status}).encode())
 
 

@@ -99,20 +99,21 @@ def preludes_message(preludes: tuple[str, ...]) -> bytes:
 
 
 def box_request(
-    layout: BoxLayout, uid: int, spec: RunSpec, share: bool = False, cgroup: str = ""
+    layout: BoxLayout, uid: int, spec: RunSpec, reuse_net: bool = False, cgroup: str = ""
 ) -> dict[str, object]:
     """What the zygote builds for a run: the mount plan, in a root of its own, for a uid.
 
-    `share`: the box joins the network, UTS and cgroup namespaces the zygote keeps for its
-    boxes, which saves a network namespace per box; only for boxes that never run at the same
-    time as another of that zygote's (a slot's runs). `cgroup`: the cgroup.procs the box's init
+    `reuse_net`: the box may be built in the network namespace of the zygote's box before it,
+    when that box's run left no trace in it (zygote.py's Networks), which saves making one;
+    only for boxes that never run at the same time as another of that zygote's (a slot's
+    runs). `cgroup`: the cgroup.procs the box's init
     enters before it builds anything (the run's own cgroup), or "" to stay in the zygote's."""
     return {
         "root": layout.root_dir,
         "plan": bwrap.plan(layout, spec),
         "uid": uid,
         "hostname": bwrap.HOSTNAME,
-        "share": share,
+        "reuse_net": reuse_net,
         "cgroup": cgroup,
     }
 

@@ -99,16 +99,19 @@ def free_port() -> int:
 class Server:
     """A `sandlot serve` subprocess; `url` is where it listens."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT
+    ) -> None:  # fmt: skip
         require_root_marker("a server")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.state_dir = f"{STATE_ROOT}/{self.port}"
         self.log = open(f"/tmp/sandlot-test-{self.port}.log", "w+b")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sandlot", "serve", "--host", "127.0.0.1",
+            # -P: the installed sandlot (this checkout's), whatever directory it starts in
+            [sys.executable, "-P", "-m", "sandlot", "serve", "--host", "127.0.0.1",
              "--port", str(self.port), *args],
-            cwd=ROOT,
+            cwd=cwd,
             env={
                 **os.environ,
                 "SANDLOT_STATE_DIR": self.state_dir,
@@ -154,9 +157,11 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(*args: str, env: dict[str, str] | None = None) -> Iterator[Server]:
+def running_server(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> Iterator[Server]:
     """A ready server; once it stops, checks that it left nothing behind."""
-    srv = Server(*args, env=env)
+    srv = Server(*args, env=env, cwd=cwd)
     try:
         srv.wait_ready()
         yield srv

@@ -218,6 +218,21 @@ def test_two_workers_share_the_port_the_slots_and_the_metrics() -> None:
     assert all(not Path(f"/proc/{pid}").exists() for pid in workers)
 
 
+def test_no_process_of_the_server_imports_from_where_it_was_started(tmp_path: Path) -> None:
+    """Started in a directory holding a `sandlot` package (a user's, say), the server's workers
+    and the slots' spawners, which run as root, import the installed sandlot, never that one
+    (`python -m` would put the working directory first)."""
+    marker = tmp_path / "imported"
+    for package in ("sandlot", "sandlot/jail", "sandlot/api"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    with running_server("--slots", "2", "--workers", "2", cwd=tmp_path) as srv:
+        body = {"code": "print(1)", "language": "python"}
+        assert [httpx.post(srv.url + "/run_code", json=body).json()["stdout"]
+                for _ in range(4)] == ["1\n"] * 4  # fmt: skip
+    assert not marker.exists(), "a process of the server imported the planted package"
+
+
 def test_workers_stop_cleanly_when_their_supervisor_is_killed(started) -> None:
     srv = started("--slots", "2", "--workers", "2")
     pids = worker_pids(srv)

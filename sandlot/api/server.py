@@ -46,6 +46,7 @@ from sandlot.config import Config, check_serving, split, worker_shares
 log = logging.getLogger("sandlot.server")
 PR_SET_PDEATHSIG = 1
 RESTART_DELAY = 1.0  # seconds before a dead worker is started again
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # where this sandlot is imported from
 STOP_MARGIN = 30.0  # seconds past drain + grace before the supervisor kills a worker
 # Signals closer together than this are one stop that reached the server by several paths (a
 # job manager signals every process of a job, and the shell that started the server passes it on).
@@ -204,8 +205,11 @@ class _Supervisor:
         cfg = share_configs(self.cfg, self.shares)[index]
         fd = self.sock.fileno()
         args = (index, len(self.shares), fd, os.getpid())
-        argv = [sys.executable, "-m", "sandlot.api.server", *map(str, args)]
-        env = {**os.environ, telemetry.MULTIPROCESS_ENV: str(self.metrics_dir)}
+        # -P and this package's parent first on the path: the workers run this server's code,
+        # never a sandlot found in its working directory (which `-m` would put first).
+        argv = [sys.executable, "-P", "-m", "sandlot.api.server", *map(str, args)]
+        path = os.pathsep.join(filter(None, (PACKAGE_PARENT, os.environ.get("PYTHONPATH"))))
+        env = {**os.environ, "PYTHONPATH": path, telemetry.MULTIPROCESS_ENV: str(self.metrics_dir)}
         proc = subprocess.Popen(argv, env=env, pass_fds=[fd], stdin=subprocess.PIPE)
         # The settings go on a pipe, not the command line: any user may read a command line
         # (`ps`), and the settings hold the API keys (and the workers' secret).

@@ -94,8 +94,10 @@ class _Slot:
         launches every slot's spawner before it waits for any)."""
         ours, theirs = socket.socketpair()
         pkg_parent = str(Path(__file__).resolve().parents[2])
+        # -P: this package, from pkg_parent, and never one in the server's working directory
+        # (which `-m` would put first: a root process must not import what is found there).
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sandlot.jail", str(theirs.fileno())],
+            [sys.executable, "-P", "-m", "sandlot.jail", str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
             stdin=subprocess.DEVNULL,
             env={"PYTHONPATH": pkg_parent, "PATH": "/usr/bin:/bin"},

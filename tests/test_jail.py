@@ -455,6 +455,20 @@ def test_a_network_namespace_is_handed_on_only_as_it_was_made(warm):
     Path(state).rmdir()
 
 
+def test_a_network_file_the_kernel_lacks_is_read_as_absent(monkeypatch):
+    """Without IPv6 (ipv6.disable=1) its files are not there: their state is None, the same
+    every time, so namespaces are still handed on."""
+    from sandlot.jail import zygote
+
+    monkeypatch.setattr(zygote, "NET_STATE", (*zygote.NET_STATE, "no-such-file"))
+    fd = os.open("/proc/self/ns/net", os.O_RDONLY)
+    try:
+        state = zygote.net_state(fd)
+    finally:
+        os.close(fd)
+    assert state[-1] is None and state[zygote.SOCKSTAT].startswith(b"sockets: used ")
+
+
 def test_a_slot_makes_a_network_namespace_per_box_when_told_not_to_reuse_one():
     python = os.path.realpath(sys.executable)
     state = f"{STATE}-net-off"

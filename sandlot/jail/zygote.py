@@ -255,12 +255,13 @@ SOCKSTAT = NET_STATE.index("sockstat")
 
 
 def net_state(fd):
-    """NET_STATE of the network namespace `fd`, read from inside it."""
+    """NET_STATE of the network namespace `fd`, read from inside it (None for a file this
+    kernel does not have: IPv6's, where it is turned off)."""
     check(libc.setns(fd, CLONE_NEWNET), "setns")
     try:
         net = os.open("/proc/thread-self/net", os.O_RDONLY | os.O_DIRECTORY)
         try:
-            state = [read_all(os.open(name, os.O_RDONLY, dir_fd=net)) for name in NET_STATE]
+            state = [net_file(name, net) for name in NET_STATE]
         finally:
             os.close(net)
         state[SOCKSTAT] = state[SOCKSTAT].split(b"\n", 1)[0]
@@ -268,6 +269,13 @@ def net_state(fd):
     finally:
         if libc.setns(OWN_NET_NS, CLONE_NEWNET):
             os._exit(SETUP_FAILED)  # never go on from inside a box's namespace
+
+
+def net_file(name, net):
+    try:
+        return read_all(os.open(name, os.O_RDONLY, dir_fd=net))
+    except FileNotFoundError:
+        return None
 
 
 class Networks:

@@ -17,6 +17,9 @@ row, for 14 of the 20 rows (see bench/README.md).
   compiles each one, then runs them.
 - *cached*: later passes, alternating sides over `--rounds` rounds, the best round of each
   side compared. sandlot's compile cache serves the builds; bare runs the binaries it built.
+  Each pass also says how busy the machine's CPUs were over it and their CPU ms per program
+  (from /proc/stat: everything, this process and the server included), which tells the CPU a
+  side spends from the time it leaves the CPUs idle.
 
 Targets (issue 15): HumanEval wall <= 0.7x bare, MBPP <= 0.8x bare.
 
@@ -34,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +47,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.engine import CLEAN_ENV, start_server, stop_server, wait_ping
+from bench.engine import CLEAN_ENV, cpu_jiffies, jiffies_to_ms, start_server, stop_server, wait_ping
 from sandlot.judge import Datasets
 from sandlot.judge.assemble import stdio_cases
 from sandlot.judge.checkers import Checker
@@ -178,6 +181,16 @@ class Bare:
         return time.perf_counter() - start, passed
 
 
+def machine(call: Callable[[], Any]) -> tuple[Any, dict[str, float]]:
+    """What `call` returns, and the machine over it: the share of all CPUs busy, and their
+    non-idle CPU ms (server, boxes, this process, everything)."""
+    busy0, total0 = cpu_jiffies()
+    out = call()
+    busy1, total1 = cpu_jiffies()
+    return out, {"busy": (busy1 - busy0) / max(1, total1 - total0),
+                 "cpu_ms": jiffies_to_ms(busy1 - busy0)}  # fmt: skip
+
+
 def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any) -> dict:
     dataset = DATASETS[key]
     items = samples(registry, dataset)
@@ -199,14 +212,16 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
               f"sandlot {t_cold:.2f}s ({ok_cold}/{n}), ratio {ratio:.2f}")  # fmt: skip
         rounds = []
         for _ in range(args.rounds):
-            t_bare, ok_bare = bare.run_all(args.slots, compile_first=False)
-            t_sandlot, again = judge_all(client, dataset, items, args.slots)
+            (t_bare, ok_bare), m_bare = machine(lambda: bare.run_all(args.slots, False))
+            (t_sandlot, again), m = machine(lambda: judge_all(client, dataset, items, args.slots))
             ok = sum(r["accepted"] for r in again)
             rounds.append({"bare_s": t_bare, "sandlot_s": t_sandlot, "bare_ok": ok_bare,
-                           "sandlot_ok": ok})  # fmt: skip
+                           "sandlot_ok": ok, "bare_machine": m_bare,
+                           "sandlot_machine": m})  # fmt: skip
             ratio = t_sandlot / t_bare
-            print(f"{key} cached: bare {t_bare:.2f}s ({ok_bare}/{n}), "
-                  f"sandlot {t_sandlot:.2f}s ({ok}/{n}), ratio {ratio:.2f}")  # fmt: skip
+            print(f"{key} cached: bare {t_bare:.2f}s ({ok_bare}/{n}, {said(m_bare, n)}), "
+                  f"sandlot {t_sandlot:.2f}s ({ok}/{n}, {said(m, n)}), "
+                  f"ratio {ratio:.2f}")  # fmt: skip
     best_bare = min(r["bare_s"] for r in rounds)
     best = min(r["sandlot_s"] for r in rounds)
     return {
@@ -215,6 +230,10 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
         "cached": {"bare_s": best_bare, "sandlot_s": best, "ratio": best / best_bare},
         "rounds": rounds, "target": TARGETS.get(dataset.name),
     }  # fmt: skip
+
+
+def said(m: dict[str, float], programs: int) -> str:
+    return f"{m['busy']:.0%} busy, {m['cpu_ms'] / programs:.1f} CPU ms/program"
 
 
 def main() -> None:

@@ -56,6 +56,8 @@ def test_judge_accepts_what_bare_passes(tmp_path: Path) -> None:
     (figures,) = json.loads(out.read_text())["datasets"]
     for side in figures["rounds"]:
         assert side["sandlot_ok"] == side["bare_ok"] == figures["problems"] == 164
+        for machine in (side["bare_machine"], side["sandlot_machine"]):
+            assert 0 < machine["busy"] <= 1 and machine["cpu_ms"] > 0, machine
 
 
 def test_startup_times_each_command() -> None:

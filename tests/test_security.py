@@ -739,7 +739,7 @@ def test_attack_nested_user_namespace(run, client, server):
 # -- sockets the kernel would load a module for -------------------------------------------------
 
 SOCKETS = py("""
-    import errno, json, socket, struct
+    import errno, fcntl, json, os, socket, struct, termios
     def attempt(make):
         try:
             make()
@@ -753,11 +753,10 @@ SOCKETS = py("""
         "unix": opened(S.AF_UNIX, S.SOCK_STREAM), "tcp": opened(S.AF_INET, S.SOCK_STREAM),
         "udp6": opened(S.AF_INET6, S.SOCK_DGRAM), "mptcp": opened(S.AF_INET, S.SOCK_STREAM, 262),
         "netlink route": opened(S.AF_NETLINK, S.SOCK_RAW, 0),
-        "netlink diag": opened(S.AF_NETLINK, S.SOCK_RAW, 4),
         "socketpair": attempt(lambda: [s.close() for s in S.socketpair()]),
         "interfaces": str(S.if_nameindex()),
         # a family or protocol the host's kernel would load a module for, or netlink beyond
-        # routing and diagnostics
+        # routing
         "tipc": opened(30, S.SOCK_RDM), "rds": opened(21, S.SOCK_SEQPACKET),
         "can": opened(29, S.SOCK_RAW, 1), "alg": opened(38, S.SOCK_SEQPACKET),
         "vsock": opened(40, S.SOCK_STREAM), "packet": opened(S.AF_PACKET, S.SOCK_DGRAM),
@@ -767,6 +766,7 @@ SOCKETS = py("""
         "smc": opened(S.AF_INET, S.SOCK_STREAM, 256),
         "netlink generic": opened(S.AF_NETLINK, S.SOCK_RAW, 16),
         "netlink audit": opened(S.AF_NETLINK, S.SOCK_RAW, 9),
+        "netlink diag": opened(S.AF_NETLINK, S.SOCK_RAW, 4),
         "socketpair inet": attempt(lambda: S.socketpair(S.AF_INET)),
     }
     v4 = S.socket(S.AF_INET, S.SOCK_DGRAM)
@@ -775,14 +775,20 @@ SOCKETS = py("""
     v6 = S.socket(S.AF_INET6, S.SOCK_DGRAM)
     group6 = S.inet_pton(S.AF_INET6, "ff15::1234") + struct.pack("I", 1)
     out["join v6"] = attempt(lambda: v6.setsockopt(S.IPPROTO_IPV6, S.IPV6_JOIN_GROUP, group6))
+    # a pty's line discipline: N_HDLC (13), a module
+    pty = os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY)
+    hdlc = struct.pack("i", 13)
+    out["line discipline"] = attempt(lambda: fcntl.ioctl(pty, termios.TIOCSETD, hdlc))
     print(json.dumps(out))
 """)
-SOCKETS_ALLOWED = {"unix", "tcp", "udp6", "mptcp", "netlink route", "netlink diag", "socketpair"}
+SOCKETS_ALLOWED = {"unix", "tcp", "udp6", "mptcp", "netlink route", "socketpair"}
 SOCKETS_REFUSED = {
     "EAFNOSUPPORT": {"tipc", "rds", "can", "alg", "vsock", "packet", "socketpair inet"},
-    "EPROTONOSUPPORT": {"sctp", "sctp6", "dccp", "l2tp", "smc", "netlink generic", "netlink audit"},
+    "EPROTONOSUPPORT": {"sctp", "sctp6", "dccp", "l2tp", "smc", "netlink generic",
+                        "netlink audit", "netlink diag"},
     "ENODEV": {"join v4", "join v6"},
-}
+    "EPERM": {"line discipline"},
+}  # fmt: skip
 
 
 def loaded_modules() -> set[str]:
@@ -794,8 +800,9 @@ def loaded_modules() -> set[str]:
 
 def test_attack_rare_socket_families(run, client, server):
     """Sockets of families and IP protocols the host's kernel would load a module for (TIPC,
-    RDS, CAN, SCTP, DCCP, ...) and netlink beyond routing are refused, as are multicast joins
-    (only loopback is there); no module is loaded. Unix, TCP, UDP and routing netlink work."""
+    RDS, CAN, SCTP, DCCP, ...), netlink beyond routing and a pty's line discipline are refused,
+    as are multicast joins (only loopback is there); no module is loaded. Unix, TCP, UDP and
+    routing netlink work."""
     before = loaded_modules()
     out, _ = run_json(run, SOCKETS)
     assert {k for k in SOCKETS_ALLOWED if out[k] != "ok"} == set(), out

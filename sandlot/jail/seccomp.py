@@ -2,7 +2,8 @@
 
 Default allow; deny what the namespaces leave open and no program under test needs: nested user
 namespaces, io_uring, the keyring, ptrace, the mount family, bpf, perf, module and clock syscalls
-(research/isolation.md §4), and sockets of families and protocols beyond the common ones.
+(research/isolation.md §4), sockets of families and protocols beyond the common ones, and what
+would have the kernel load a module.
 """
 
 from __future__ import annotations
@@ -34,21 +35,25 @@ DENIED = (
 UNKNOWN_SYSCALL = -1  # libseccomp's __NR_SCMP_ERROR
 
 # The socket families a program may open: local (unix), IPv4, IPv6, and netlink for routing
-# (getifaddrs, getaddrinfo's AI_ADDRCONFIG, if_nameindex) and socket diagnostics (ss). A socket
-# of any other family, or of an IP protocol built as a module (DCCP, L2TP, SCTP, SMC), would
-# have the host's kernel load that module on demand: code no run should reach, and state of
-# its own in the box's network namespace, which a slot hands on from one box to the next when
-# a run left it as it was made (zygote.py's Networks).
+# (getifaddrs, getaddrinfo's AI_ADDRCONFIG, if_nameindex). A socket of any other family, of an
+# IP protocol built as a module (DCCP, L2TP, SCTP, SMC), or of another netlink protocol (socket
+# diagnostics load a module per family asked about) would have the host's kernel load that
+# module on demand: code no run should reach, and state of its own in the box's network
+# namespace, which a slot hands on from one box to the next when a run left it as it was made
+# (zygote.py's Networks).
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 SOCKET_FAMILIES = (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK)
 MODULE_IP_PROTOCOLS = (33, 115, 132, 256)
-NETLINK_PROTOCOLS = (0, 4)  # NETLINK_ROUTE, NETLINK_SOCK_DIAG
+NETLINK_PROTOCOLS = (0,)  # NETLINK_ROUTE
 # Joining a multicast group (IPv4 and IPv6, any-source or source-specific) or an anycast one.
 # A box has only loopback, which no multicast program needs; and a join on it has the kernel
 # send reports a little later, after the run is over, which nothing left in the namespace
 # shows. The program is told there is no such device, as where no route to the group exists.
 IPPROTO_IP, IPPROTO_IPV6 = 0, 41
 GROUP_JOINS = {IPPROTO_IP: (35, 39, 42, 46), IPPROTO_IPV6: (20, 27, 42, 46)}
+# Setting a terminal's line discipline (a box has ptys): the kernel loads the discipline's
+# module on demand (n_hdlc, n_gsm, ..., with a history of holes); no program here needs one.
+TIOCSETD = 0x5423
 # The kernel reads these arguments as a C int: only their low 32 bits count.
 INT = 0xFFFFFFFF
 
@@ -90,6 +95,7 @@ def compile_filter(denied: tuple[str, ...] = DENIED) -> bytes:
         for flag in CLONE_NEW_FLAGS:
             flt.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
         _socket_rules(sc, flt)
+        flt.add_rule(sc.ERRNO(errno.EPERM), "ioctl", sc.Arg(1, sc.MASKED_EQ, INT, TIOCSETD))
         # clone3 passes its flags in a struct the filter cannot read: make it look absent so that
         # libc falls back to clone(), which the rule above can judge.
         flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")

@@ -278,8 +278,9 @@ def test_attack_privileges(client):
 
 
 def test_attack_rare_socket_families_load_no_module(client, guest):
-    """Debian's kernel builds SCTP, DCCP, TIPC, RDS, CAN, ... as modules that a socket of
-    theirs would load: a box gets no such socket, and the guest no new module."""
+    """Debian's kernel builds SCTP, DCCP, TIPC, RDS, CAN, socket diagnostics, HDLC line
+    discipline ... as modules that a socket of theirs (or a pty's ioctl) would load: a box gets
+    none of them, and the guest no new module."""
     before = set(guest.ssh("cut -d' ' -f1 /proc/modules").stdout.split())
     out = probe(client, SOCKETS, {})
     assert {k for k in SOCKETS_ALLOWED if out[k] != "ok"} == set(), out

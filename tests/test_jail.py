@@ -119,6 +119,42 @@ def test_a_program_starts_with_no_signal_ignored(jail):
     assert jail.run(0, big).signal == signal.SIGXFSZ
 
 
+SIGNALS = """
+import signal, sys
+ignored = int(next(line for line in open("/proc/self/status") if line.startswith("SigIgn:"))
+              .split()[1], 16)
+print([n for n in range(1, 32) if ignored & (1 << (n - 1))],
+      signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+"""
+
+
+@pytest.mark.parametrize("boxes", ["zygote", "bwrap"])
+def test_signals_the_server_ignored_are_no_programs(boxes):
+    """A server started under nohup or as a shell's background job inherits SIGHUP, SIGINT and
+    SIGQUIT ignored: a program still starts with no signal ignored, and Python (warm or not)
+    as from a shell, ignoring SIGPIPE and SIGXFSZ alone, with its KeyboardInterrupt."""
+    python = os.path.realpath(sys.executable)
+    state = f"{STATE}-signals-{boxes}"
+    inherited = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT)
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in inherited}
+    try:
+        jail = Jail(JailConfig(slots=1, uid_base=64100, state_dir=state, boxes=boxes,
+                               zygote_python=python)).start()  # fmt: skip
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+    try:
+        out = jail.run(0, RunSpec(argv=("grep", "^SigIgn:", "/proc/self/status")))
+        assert int(out.stdout.split()[1], 16) & 0x7FFFFFFF == 0, out.stdout  # 32, 33: glibc
+        for warm in (True, False):
+            spec = RunSpec(argv=(python, "main.py"), files={"main.py": SIGNALS.encode()}, warm=warm)
+            out = jail.run(0, spec)
+            assert out.stdout == b"[13, 25] True\n", (warm, out)
+    finally:
+        jail.close()
+    Path(state).rmdir()
+
+
 def test_a_box_built_ahead_waits_with_no_privilege(jail):
     """The zygote's box for the next run waits, before any run is handed to it, as its program
     will run: the slot's uid, no capability in any set, no_new_privs, the seccomp filter."""

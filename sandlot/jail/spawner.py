@@ -308,8 +308,11 @@ class Spawner:
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() == 1:
                 os._exit(127)
-            for ignored in (signal.SIGPIPE, signal.SIGXFSZ):  # by Python; not by a program
-                signal.signal(ignored, signal.SIG_DFL)
+            # Ignored by Python (SIGPIPE, SIGXFSZ), or by whoever started the server (nohup, a
+            # shell's background job): an exec keeps them ignored, a program starts with none.
+            for sig in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP}:
+                if signal.getsignal(sig) == signal.SIG_IGN:
+                    signal.signal(sig, signal.SIG_DFL)
             os.execve(argv[0], argv, {})  # setup_w is close-on-exec: EOF tells the spawner
         except BaseException as exc:
             try:

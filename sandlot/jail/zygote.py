@@ -736,9 +736,20 @@ def warm_up(preludes):
     gc.freeze()  # what a fork inherits is never scanned again, so its pages stay shared
 
 
+def as_from_a_shell():
+    """Signals as `python` started from a shell has them, whatever the server inherited (nohup
+    and a shell's background jobs ignore SIGHUP, SIGINT, SIGQUIT): a warm script forks with
+    them, and every box's init starts from them."""
+    for sig in signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP, *DEFAULT_SIGNALS}:
+        if signal.getsignal(sig) == signal.SIG_IGN:
+            signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main():
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the spawner is single-threaded: this is reliable
     set_comm(b"sandlot-zygote")
+    as_from_a_shell()
     sock = socket.socket(fileno=int(sys.argv[1]))
     os.set_inheritable(sock.fileno(), False)  # no box's init may inherit it
     if not stat.S_ISSOCK(os.fstat(sock.fileno()).st_mode):

@@ -32,6 +32,21 @@ def client(server: Server) -> Iterator[httpx.Client]:
         yield c
 
 
+def test_sandlot_installed_where_a_box_mounts_its_own_says_so(monkeypatch) -> None:
+    """A checkout under /tmp (every box mounts a /tmp of its own, which hides the session
+    agent bound there): sessions are off at start-up, saying why, not 500s at each create."""
+    from sandlot.config import Config
+    from sandlot.errors import JailUnavailable
+    from sandlot.languages import LANGUAGES, Registry
+    from sandlot.sessions import manager
+
+    monkeypatch.setattr(manager, "AGENT", "/tmp/checkout/sandlot/sessions/box/agent.py")
+    config = Config.load()
+    sessions = manager.SessionManager(config, None, Registry(LANGUAGES, config.runtime_dir))  # type: ignore[arg-type]
+    with pytest.raises(JailUnavailable, match="a box mounts /tmp of its own over it: install"):
+        asyncio.run(sessions.start())
+
+
 def create(client: httpx.Client, language: str = "python", **fields) -> str:
     r = client.post("/sessions", json={"language": language, **fields})
     assert r.status_code == 200, r.text

@@ -124,6 +124,16 @@ def synthetic_etc(uids: list[int]) -> dict[str, str]:
     }
 
 
+# Where plan() mounts something of the box's own over the host's tree (/dev/shm is under
+# /dev): a host path below one of them, bound into a box, is hidden there.
+BOX_OWN = ("/proc", "/dev", "/tmp", BOX_WORKDIR)
+
+
+def hidden_in_a_box(path: str) -> str | None:
+    """The place of a box's own that would hide `path` bound into the box, if one would."""
+    return next((own for own in BOX_OWN if path == own or path.startswith(own + "/")), None)
+
+
 def plan(layout: BoxLayout, spec: RunSpec) -> list[Step]:
     steps: list[Step] = [("ro-bind", "/usr", "/usr")]
     steps += [("symlink", target, link) for target, link in USR_LINKS]

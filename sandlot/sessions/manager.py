@@ -25,6 +25,7 @@ from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailUnavailable, SessionEnded, TooManySessions
 from sandlot.errors import NotFound as _NotFound
 from sandlot.jail import Jail, Limits, RunSpec
+from sandlot.jail.bwrap import hidden_in_a_box
 from sandlot.jail.live import LiveBoxes, LiveConfig
 from sandlot.languages import Registry
 from sandlot.sessions import box
@@ -73,6 +74,11 @@ class SessionManager:
         if not os.access(self._python, os.X_OK):
             raise JailUnavailable(
                 f"sessions need the sandbox Python at {self._python}: run `sandlot setup`"
+            )
+        if hidden := hidden_in_a_box(str(Path(AGENT).parent)):
+            raise JailUnavailable(
+                f"sessions need their agent ({AGENT}) in every box, and a box mounts {hidden} "
+                f"of its own over it: install sandlot outside {hidden}"
             )
         live = LiveBoxes(
             self.jail,

@@ -251,20 +251,24 @@ class CapData(ctypes.Structure):
 # holds an entry without a socket alive or a packet counted.
 NET_STATE = ("dev", "snmp", "snmp6", "netstat", "sockstat", "ip6_flowlabel", "igmp", "igmp6",
              "mcfilter", "mcfilter6")  # fmt: skip
-SOCKSTAT = NET_STATE.index("sockstat")
 
 
-def net_state(fd):
+def net_state(fd, new=None):
     """NET_STATE of the network namespace `fd`, read from inside it (None for a file this
-    kernel does not have: IPv6's, where it is turned off)."""
+    kernel does not have: IPv6's, where it is turned off); given its state `new`, only up to
+    the first file that differs (a run that used the network shows in the first, the
+    loopback's counters, and the rest need not be read)."""
     check(libc.setns(fd, CLONE_NEWNET), "setns")
     try:
         net = os.open("/proc/thread-self/net", os.O_RDONLY | os.O_DIRECTORY)
+        state = []
         try:
-            state = [net_file(name, net) for name in NET_STATE]
+            for name in NET_STATE:
+                state.append(net_file(name, net))
+                if new is not None and state[-1] != new[len(state) - 1]:
+                    break
         finally:
             os.close(net)
-        state[SOCKSTAT] = state[SOCKSTAT].split(b"\n", 1)[0]
         return state
     finally:
         if libc.setns(OWN_NET_NS, CLONE_NEWNET):
@@ -273,9 +277,10 @@ def net_state(fd):
 
 def net_file(name, net):
     try:
-        return read_all(os.open(name, os.O_RDONLY, dir_fd=net))
+        text = read_all(os.open(name, os.O_RDONLY, dir_fd=net))
     except FileNotFoundError:
         return None
+    return text.split(b"\n", 1)[0] if name == "sockstat" else text
 
 
 class Networks:
@@ -299,7 +304,7 @@ class Networks:
             return None
         fd, new = kept
         try:
-            if net_state(fd) == new:
+            if net_state(fd, new) == new:
                 return kept
         except OSError:
             pass  # a namespace that cannot be read is not handed on

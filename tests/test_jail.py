@@ -667,6 +667,23 @@ def test_the_jail_needs_no_capability_beyond_those_it_names(boxes):
     Path(state).rmdir()
 
 
+def test_what_a_run_left_in_its_scratch_is_not_the_next_runs_memory(jail):
+    """A run fills /dev/shm and ends: its box's memory is gone before the next run's limit is
+    set (the zygote drops a box's mounts once it has answered, and the next run waits for it),
+    so a run at 96 MiB cannot use 128 because the one before left 56 in its /dev/shm."""
+    python = "/opt/sandlot/python/bin/python3"
+    if not os.access(python, os.X_OK):
+        pytest.skip("the sandbox runtime is not installed (make setup)")
+    fill = RunSpec(argv=("/bin/sh", "-c", "head -c 58720256 /dev/zero > /dev/shm/fill"))
+    hog = RunSpec(argv=(python, "-c", "x = b'1' * (128 << 20)"),
+                  ro_binds=(str(Path(python).parents[1]),),
+                  limits=Limits(memory=96 << 20, wall_time=30))  # fmt: skip
+    for _ in range(3):
+        assert jail.run(0, fill).exit_code == 0
+        out = jail.run(0, hog)
+        assert out.limit is Limit.MEMORY, out
+
+
 def test_a_slots_page_cache_is_no_room_for_a_run(jail):
     """On cgroup v1 a slot's cgroup keeps the page cache of every file its runs read: a run must
     not get that as memory beyond its limit. With the slot holding more cache than the limit, a

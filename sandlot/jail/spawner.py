@@ -126,6 +126,11 @@ class Spawner:
     def _run_box(self, spec: RunSpec, clock: Stages, group: RunGroup) -> Outcome:
         cfg, limits = self.config, spec.limits
         cg = group.cgroup
+        if self.zygote is not None:
+            try:
+                self.zygote.settle()  # what the last box held in /tmp is not this run's
+            except OSError:
+                self._drop_zygote()  # its end takes that box's mounts with it
         before = cg.read()
         pids = limits.pids + (JAIL_PIDS if group.shared else RUN_PIDS)
         # The limit is the run's memory on top of what is resident here, the slot's page cache

@@ -34,8 +34,9 @@ stdout, stderr, setup-error pipe). A box with "reuse_net" set may be built in th
 namespace of the box before it, once that box's run is over and only if the run left it as it
 was made (see Networks): only one box at a time may use it, as a slot's runs do. For a run
 the zygote answers {"pid": pid} with a pidfd of the run's top process (the box's init, or the
-script's process) at once, and {"status": wait-status} when it has ended (the zygote reaps it,
-and then the box).
+script's process) at once, {"status": wait-status} when it has ended (the zygote reaps it,
+and then the box), and {"released": true} once the box's mount namespace is gone (see
+Box.release), with the memory of its /tmp and /dev/shm.
 """
 
 import ctypes
@@ -477,7 +478,7 @@ def fail_setup(errpipe, exc):
 # Signals Python ignores, which a program starts with at their default, as from a shell.
 DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 NAMESPACES = 6  # descriptors a ready box's init sends
-NET = 2  # which of them is its network namespace
+MNT, NET = 0, 2  # which of them are its mount and network namespaces
 
 
 class Box:
@@ -487,6 +488,7 @@ class Box:
     def __init__(self, box, template, networks, confinement, init):
         self.box, self.confinement, self.networks = box, confinement, networks
         self.namespaces = []  # the box's, once it is ready
+        self.mounts = None  # its mount namespace, held from its run's start (see release)
         self.key = json.dumps(box, sort_keys=True)
         # Its network namespace, to hand on once it is gone (with its state when new).
         self.net = networks.take() if box["reuse_net"] else None
@@ -542,8 +544,18 @@ class Box:
                 socket.send_fds(self.chan, [exec_request(run)], fds)
         except (OSError, ValueError) as exc:
             os.write(fds[3], f"{type(exc).__name__}: {exc}".encode())  # the init's channel ends
+        if len(self.namespaces) == NAMESPACES:
+            self.mounts = self.namespaces.pop(MNT)
         self.close()
         return pid
+
+    def release(self):
+        """Drop the box's mount namespace, once its run's status is sent. The last reference's
+        teardown waits for an RCU grace period (namespace_unlock): held here, the box's init
+        dies without that wait, and the run is answered before it, not after."""
+        if self.mounts is not None:
+            os.close(self.mounts)
+            self.mounts = None
 
     def close(self):
         self.chan.close()
@@ -614,7 +626,10 @@ def serve(sock, bpf, init):
     boxes = Boxes(bpf, init)
     ahead = None
     while True:
-        msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 1 << 20, 4)
+        except ConnectionResetError:  # the spawner went without reading all it was sent
+            return
         if not msg:
             return
         req = json.loads(msg)
@@ -656,6 +671,8 @@ def serve(sock, bpf, init):
         # all when it dies, and waits for them before the init can be reaped).
         this.hand_on()
         sock.send(json.dumps({"status": status}).encode())
+        this.release()
+        sock.send(b'{"released": true}')  # the box's mounts and their memory are gone
 
 
 class Preludes:

@@ -47,6 +47,7 @@ class Zygote:
         theirs.close()
         self.pid = self.proc.pid
         self.sock = ours
+        self.owed = False  # a box's release, said after its status
         try:
             if join is not None:
                 join(self.pid)
@@ -66,6 +67,7 @@ class Zygote:
     def start(self, request: dict[str, object], fds: tuple[int, ...]) -> tuple[int, dict]:
         """Send a run; returns a pidfd of its top process (opened by the zygote, its parent)
         and the CPU seconds its box cost to build (`init`, `confine`; none if it failed)."""
+        self.settle()
         socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
         message, pidfds, _, _ = socket.recv_fds(self.sock, 4096, 1)
         reply = json.loads(message) if message else {}
@@ -76,7 +78,18 @@ class Zygote:
         return pidfds[0], reply.get("cpu", {})
 
     def status(self) -> int:
-        return int(self._recv()["status"])
+        status = int(self._recv()["status"])
+        self.owed = True
+        return status
+
+    def settle(self) -> None:
+        """Wait until the last run's box is gone with its mounts (what it held in /tmp is then
+        no longer in the slot's memory): the zygote drops them after it sends the status, so
+        that the run is answered before their teardown, not after."""
+        if self.owed:
+            if not self._recv().get("released"):
+                raise OSError("the zygote did not release the last box")
+            self.owed = False
 
     def _recv(self) -> dict[str, int]:
         message = self.sock.recv(4096)
@@ -85,8 +98,8 @@ class Zygote:
         return json.loads(message)
 
     def stop(self) -> None:
+        self.proc.kill()  # before the hang-up, which could find a message it had not read
         self.sock.close()
-        self.proc.kill()
         self.proc.wait()
 
 

@@ -30,7 +30,8 @@ from typing import Any
 
 import httpx
 
-from sandlot.jail import Jail, JailConfig, RunSpec
+from sandlot.config import Config
+from sandlot.jail import Jail, JailConfig, RunSpec, placement
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SANDBOX_PYTHON = "/opt/sandlot/python/bin/python3"
@@ -421,9 +422,12 @@ def bench_jail(binary: Path, duration: float, concs: list[int]) -> list[Cell]:
                   (PYTHON, "jail-bwrap", cold, py_bare)],
     }  # fmt: skip
     cells: list[Cell] = []
+    # The slots kept to CPUs as the server's are (`slot_cpus`, from its config or $SANDLOT_*).
+    cpu_sets = placement.resolve(Config.load().slot_cpus, max(concs), placement.allowed())
     for boxes, runs in cases.items():
         config = JailConfig(
             slots=max(concs), state_dir=STATE_DIR + "-jail", uid_base=JAIL_UID_BASE,
+            cpu_sets=cpu_sets,
             ro_binds=(runtime,), boxes=boxes, zygote_python=SANDBOX_PYTHON,
         )  # fmt: skip
         with Jail(config) as jail:

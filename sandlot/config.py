@@ -112,6 +112,13 @@ SETTINGS: tuple[Setting, ...] = (
         "was made (no packet, socket or counter of its own): ~1-2 ms of CPU less per run",
     ),
     Setting(
+        "slot_cpus",
+        "auto",
+        "the CPUs each slot's runs are kept to: auto (slot k gets every n-th CPU the server may "
+        "use from the k-th, n the slots), none (the kernel places runs), or a CPU list per "
+        "slot, ';' between them (0-3;4-7)",
+    ),
+    Setting(
         "slots",
         os.cpu_count() or 1,
         "runs at the same time (one spawner and uid each)",
@@ -221,6 +228,7 @@ class Config:
     warm_python: bool
     boxes: str
     reuse_netns: bool
+    slot_cpus: str
     slots: int
     queue_size: int
     queue_timeout: float
@@ -288,6 +296,7 @@ class Config:
                     f"setting {low}={typed[low]:g} is above {high}={typed[high]:g}: a request's "
                     "default may not exceed what a request may ask for"
                 )
+        _check_slot_cpus(typed["slot_cpus"])
         last_uid = typed["uid_base"] + typed["slots"] - 1
         if last_uid > 2**31 - 1:
             raise SandlotError(f"uid_base + slots - 1 = {last_uid} is past the largest uid")
@@ -432,6 +441,17 @@ def _coerce(kind: type, value: Any) -> Any:
     if not isinstance(value, str):
         raise TypeError("not a string")
     return value
+
+
+def _check_slot_cpus(setting: str) -> None:
+    if setting.strip().lower() in ("auto", "none"):
+        return
+    from sandlot.jail import placement  # the jail's own syntax; most settings never need it
+
+    try:
+        placement.parse(setting)
+    except ValueError as exc:
+        raise SandlotError(f"setting slot_cpus={setting!r}: {exc}") from exc
 
 
 def _check_variables(environ: Mapping[str, str]) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sandlot.config import Config
 from sandlot.errors import JailUnavailable
 from sandlot.executor import Executor, guards
-from sandlot.jail import Jail, JailConfig
+from sandlot.jail import Jail, JailConfig, placement
 from sandlot.languages import LANGUAGES, Registry
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ class Health:
     workers: int
     pid: int
     cgroup: dict[str, object]  # version, controllers, swap, memory peak, delegation
+    slot_cpus: str  # the CPUs each slot is kept to (placement.describe), or "none"
 
 
 class Service:
@@ -86,6 +87,7 @@ class Service:
                 bwrap=cfg.bwrap,
                 boxes=cfg.boxes,
                 reuse_netns=cfg.reuse_netns,
+                cpu_sets=placement.resolve(cfg.slot_cpus, cfg.slots, placement.allowed()),
                 zygote_python=self._zygote_python(),
                 warm_preludes=guards.PY_PRELUDES,
                 etc_entries=self.registry.etc_entries(),
@@ -204,6 +206,7 @@ class Service:
             workers=self.workers,
             pid=os.getpid(),
             cgroup=self.jail.cgroup_info if self.jail else {},
+            slot_cpus=placement.describe(self.jail.config.cpu_sets) if self.jail else "none",
         )
 
     def languages(self) -> list[dict[str, object]]:

@@ -10,6 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+from sandlot.jail import placement
+
 pytestmark = pytest.mark.root
 
 CPP_SUM = "#include <iostream>\nint main(){int a,b;std::cin>>a>>b;std::cout<<a+b<<std::endl;}"
@@ -210,6 +212,7 @@ def test_health(client):
     assert body["isolation"]["network"].startswith("loopback only; a box's namespace goes")
     assert body["isolation"]["cgroup_version"] in (1, 2)
     assert body["slots"] == 2 and body["queued"] == 0
+    assert body["slot_cpus"] == placement.describe(placement.spread(2, placement.allowed()))
     assert "python" in body["languages"]
 
 

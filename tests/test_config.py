@@ -42,6 +42,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         ("SANDLOT_WARM_PYTHON", "maybe", "warm_python must be true or false"),
         ("SANDLOT_LOG_FORMAT", "xml", "log_format must be one of auto, json, text"),
         ("SANDLOT_SHUTDOWN_GRACE", "1e9", "shutdown_grace must be at most 3600"),
+        ("SANDLOT_SLOT_CPUS", "0;x", "slot_cpus='0;x': 'x' is not a CPU number or range"),
+        ("SANDLOT_SLOT_CPUS", "3-1", "slot_cpus='3-1': '3-1' is not a range of CPUs 0-8191"),
+        ("SANDLOT_SLOT_CPUS", "0;;1", "slot_cpus='0;;1': '' is not a CPU number or range"),
         (
             "SANDLOT_SLOT",
             "4",

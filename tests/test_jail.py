@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from sandlot.errors import JailError, JailUnavailable
-from sandlot.jail import Jail, JailConfig, Limit, Limits, Outcome, RunSpec, wire
+from sandlot.jail import Jail, JailConfig, Limit, Limits, Outcome, RunSpec, placement, wire
 from sandlot.jail.privileges import CAPABILITIES
 from sandlot.jail.seccomp import DENIED, compile_filter
 from tests.conftest import running_server
@@ -618,7 +618,14 @@ def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
         bad = {**good, "plan": [["ro-bind", "/nonexistent-sandlot", "/x"], *good["plan"]]}
         pipes = [os.pipe() for _ in range(4)]
         ends = (pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1])
-        run = {"cwd": "/", "env": {}, "argv": ["/bin/true"], "script": False, "rlimits": {}}
+        run = {
+            "cwd": "/",
+            "env": {},
+            "argv": ["/bin/true"],
+            "script": False,
+            "rlimits": {},
+            "cpus": [],
+        }
         with pytest.raises(OSError, match="No such file or directory"):
             zygote.start({"box": bad, "run": run}, ends)
         pidfd, _ = zygote.start({"box": good, "run": run}, ends)
@@ -665,6 +672,47 @@ def test_the_jail_needs_no_capability_beyond_those_it_names(boxes):
     assert (warm, warm_out) == (0, "warm 64100\n"), warm_err
     assert (code, out) == (0, "exec 64100\n"), err
     Path(state).rmdir()
+
+
+@pytest.mark.parametrize("boxes", ["zygote", "bwrap"])
+def test_a_slots_runs_are_kept_to_its_cpus(boxes):
+    """Kept to CPUs (`slot_cpus`), every process of a slot's runs may use its slot's CPUs and
+    no other: a program its box's init starts, and a warm script forked from the zygote; a run
+    that may use any CPU (a compiler) gets every one the jail may use."""
+    python = os.path.realpath(sys.executable)
+    allowed = placement.allowed()
+    sets = placement.spread(2, allowed)
+    state = f"{STATE}-cpus"
+    lister = RunSpec(argv=("/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status"))
+    looker = RunSpec(argv=(python, "main.py"), warm=True, files={
+        "main.py": b"import os; print(sorted(os.sched_getaffinity(0)))"})  # fmt: skip
+
+    def seen(jail: Jail, slot: int, spec: RunSpec) -> tuple[list[int], list[int]]:
+        listed = jail.run(slot, spec).stdout.decode().split()[-1]
+        looked = json.loads(
+            jail.run(slot, dataclasses.replace(looker, any_cpu=spec.any_cpu)).stdout
+        )
+        return [c for cs in placement.parse(listed) or () for c in cs], looked
+
+    with Jail(JailConfig(slots=2, uid_base=64100, state_dir=state, zygote_python=python,
+                         cpu_sets=sets, boxes=boxes)) as jail:  # fmt: skip
+        for slot, cpus in enumerate(sets):
+            assert seen(jail, slot, lister) == (list(cpus), list(cpus))
+            wide = dataclasses.replace(lister, any_cpu=True)
+            assert seen(jail, slot, wide) == (allowed, allowed)
+            assert seen(jail, slot, lister) == (list(cpus), list(cpus)), "the next box was wide"
+    Path(state).rmdir()
+
+
+def test_a_jail_without_cpus_leaves_runs_where_the_kernel_puts_them(jail):
+    out = jail.run(0, RunSpec(argv=("/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status")))
+    assert out.stdout.decode().split()[-1] == placement.describe((tuple(placement.allowed()),))
+
+
+def test_cpus_the_server_may_not_use_refuse_to_start():
+    beyond = max(placement.allowed()) + 1
+    with pytest.raises(JailUnavailable, match=f"slot_cpus names CPU {beyond}, which this server"):
+        Jail(JailConfig(slots=1, cpu_sets=((beyond,),), state_dir=STATE + "-c")).start()
 
 
 def test_what_a_run_left_in_its_scratch_is_not_the_next_runs_memory(jail):

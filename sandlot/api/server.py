@@ -42,6 +42,7 @@ import uvicorn
 from sandlot import telemetry
 from sandlot.api.peers import Peers
 from sandlot.config import Config, check_serving, split, worker_shares
+from sandlot.jail import placement
 
 log = logging.getLogger("sandlot.server")
 PR_SET_PDEATHSIG = 1
@@ -83,12 +84,15 @@ def share_configs(cfg: Config, shares: list[range]) -> list[Config]:
     and of the pool, and a range of live-box uids of its own (the ranges follow each other from
     `session_uid_base`, so together they are what one process would use)."""
     out, session_uid = [], cfg.session_uid_base
+    # `auto` placement spreads all the slots over the CPUs, not each worker's over all of them.
+    cpu_sets = placement.resolve(cfg.slot_cpus, cfg.slots, placement.allowed())
     sessions, pools = split(cfg.session_max, len(shares)), split(cfg.session_pool, len(shares))
     for share, session_max, pool in zip(shares, sessions, pools, strict=True):
         part = dataclasses.replace(
             cfg,
             slots=len(share),
             uid_base=cfg.uid_base + share.start,
+            slot_cpus=placement.describe(cpu_sets[share.start : share.stop]),
             queue_size=-(-cfg.queue_size * len(share) // cfg.slots),
             session_max=session_max,
             session_pool=pool,

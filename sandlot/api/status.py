@@ -41,6 +41,7 @@ async def health(service: ServiceDep) -> JSONResponse:
             "cgroup": h.cgroup,
         },
         "slots": h.slots,
+        "slot_cpus": h.slot_cpus,
         "busy": h.busy,
         "queued": h.queued,
         "languages": [row["name"] for row in service.languages() if row["available"]],

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from sandlot.errors import JailError, JailUnavailable
-from sandlot.jail import box_init, bwrap, wire, workdir
+from sandlot.jail import box_init, bwrap, placement, wire, workdir
 from sandlot.jail.cgroups import CgroupTree, SlotCgroup, remove_stale
 from sandlot.jail.privileges import check_capabilities
 from sandlot.jail.seccomp import compile_filter
@@ -60,6 +60,9 @@ class JailConfig:
     # that box's run left it exactly as it was made (no packet, socket, flow label or counter
     # of its own: zygote.py's Networks), instead of making one: ~1-2 ms of CPU less per run.
     reuse_netns: bool = True
+    # The CPUs each slot's runs are kept to (slot k: cpu_sets[k % len]), () for wherever the
+    # kernel puts them: see placement.py.
+    cpu_sets: placement.CpuSets = ()
     # Texts many warm Python scripts begin with (the judge's driver): each slot's zygote
     # compiles them once, instead of every script that begins with one compiling it again.
     warm_preludes: tuple[str, ...] = ()
@@ -211,6 +214,9 @@ class Jail:
             raise JailUnavailable(f"boxes must be one of {', '.join(BOX_BUILDERS)}: {cfg.boxes!r}")
         if cfg.boxes == "bwrap":
             check_bwrap(cfg.bwrap)
+        problem = placement.outside(cfg.cpu_sets, placement.allowed())
+        if problem is not None:
+            raise JailUnavailable(problem)
         clean_stale(cfg.state_dir)
         bpf = compile_filter()
         self.box_init = box_init.build()
@@ -257,6 +263,8 @@ class Jail:
                     box_init=self.box_init,
                     reuse_netns=cfg.reuse_netns,
                     warm_preludes=cfg.warm_preludes,
+                    cpus=cfg.cpu_sets[index % len(cfg.cpu_sets)] if cfg.cpu_sets else (),
+                    all_cpus=tuple(placement.allowed()) if cfg.cpu_sets else (),
                 ),
                 cgroup,
             )

@@ -27,7 +27,7 @@ from sandlot.errors import JailError, SlotBroken
 from sandlot.jail import bwrap, wire, workdir
 from sandlot.jail.cgroups import RunGroup, SlotCgroup, open_slot
 from sandlot.jail.seccomp import filter_fd
-from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
+from sandlot.jail.spec import Limit, Outcome, RunSpec
 from sandlot.jail.watch import ServerGone, Waiter, Watch, kill
 from sandlot.jail.wire import SlotConfig
 from sandlot.jail.zygotes import Zygote, box_request, read_all, rlimits, run_request
@@ -223,9 +223,13 @@ class Spawner:
         argv = bwrap.command(self.config.layout, spec, sc_fd)
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child execs or exits
-            self._child(argv, ends, sc_fd, spec.limits, group.enter)
+            self._child(argv, ends, sc_fd, spec, group.enter)
         os.close(sc_fd)
         return os.pidfd_open(pid), lambda: os.waitpid(pid, 0)[1], {}
+
+    def _cpus(self, spec: RunSpec) -> tuple[int, ...]:
+        """The CPUs the run's program is to use where they are not its slot's, if any."""
+        return self.config.all_cpus if spec.any_cpu else ()
 
     def _zygote_builds(self, spec: RunSpec) -> bool:
         return self.config.boxes == "zygote" or (
@@ -249,7 +253,8 @@ class Spawner:
         self, spec: RunSpec, ends: tuple[int, ...], group: RunGroup
     ) -> tuple[int, Waiter, dict]:
         """Have the zygote start the run in a box; the pidfd comes from the zygote, which reaps."""
-        run = run_request(spec, script=spec.warm and spec.argv[0] == self.config.zygote_python)
+        cfg = self.config
+        run = run_request(spec, spec.warm and spec.argv[0] == cfg.zygote_python, self._cpus(spec))
         zygote = self._zygote()
         try:
             pidfd, cost = zygote.start({"box": self._box(spec, group), "run": run}, ends)
@@ -286,7 +291,7 @@ class Spawner:
             self.zygote = None
 
     def _child(
-        self, argv: list[str], ends: tuple[int, ...], sc_fd: int, limits: Limits, enter: str
+        self, argv: list[str], ends: tuple[int, ...], sc_fd: int, spec: RunSpec, enter: str
     ) -> None:  # pragma: no cover - runs in the forked child only
         in_r, out_w, err_w, setup_w = ends
         try:
@@ -303,8 +308,10 @@ class Spawner:
             with open("/proc/self/oom_score_adj", "w") as f:
                 # Make the box, never a spawner that shares its memory cgroup, the OOM victim.
                 f.write("1000")
-            for name, (soft, hard) in rlimits(limits).items():
+            for name, (soft, hard) in rlimits(spec.limits).items():
                 resource.setrlimit(getattr(resource, name), (soft, hard))
+            if cpus := self._cpus(spec):
+                os.sched_setaffinity(0, cpus)
             os.setgroups([])
             os.setresgid(self.config.gid, self.config.gid, self.config.gid)
             os.setresuid(self.config.uid, self.config.uid, self.config.uid)
@@ -397,6 +404,17 @@ def _close_all_but(keep: set[int]) -> None:
     os.closerange(low, os.sysconf("SC_OPEN_MAX"))
 
 
+def _keep_to(cpus: tuple[int, ...]) -> str | None:
+    """Keep this spawner, and so its zygote and every box (they inherit it), to `cpus`."""
+    if not cpus:
+        return None
+    try:
+        os.sched_setaffinity(0, cpus)
+    except OSError as exc:
+        return f"cannot keep the slot to CPUs {cpus}: {exc}"
+    return None
+
+
 def _own_cpu() -> float:
     """The spawner's own CPU seconds, which a cgroup it shares with a run also counts."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -439,7 +457,7 @@ def main() -> None:
     cgroup = open_slot(config.cgroup.version, config.cgroup.dirs)
     cgroup.join(os.getpid())
     spawner = Spawner(config, chan, cgroup)
-    problem = spawner.check_clean()
+    problem = spawner.check_clean() or _keep_to(config.cpus)
     chan.send(wire.Ready(os.getpid(), problem))
     if problem is None:
         spawner.serve()

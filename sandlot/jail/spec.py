@@ -55,6 +55,9 @@ class RunSpec:
 
     `warm` says argv is `PYTHON SCRIPT [ARGS]`: the jail may then run the script in a fresh fork
     of a warm interpreter instead of starting one, in a box built the same way.
+
+    `any_cpu`: the program may use every CPU the jail may, not only its slot's (placement.py):
+    for a compiler or a repository's tests, which start many threads, and run alone or rarely.
     """
 
     argv: tuple[str, ...]
@@ -65,6 +68,7 @@ class RunSpec:
     ro_binds: tuple[str, ...] = ()
     limits: Limits = Limits()
     warm: bool = False
+    any_cpu: bool = False
 
 
 @dataclass(slots=True)

@@ -50,6 +50,8 @@ class SlotConfig(msgspec.Struct, frozen=True):
     box_init: str  # the zygote's init of each box (box_init.py)
     reuse_netns: bool = True  # see JailConfig
     warm_preludes: tuple[str, ...] = ()  # see JailConfig
+    cpus: tuple[int, ...] = ()  # what this slot's processes are kept to (placement.py)
+    all_cpus: tuple[int, ...] = ()  # what a run that may use any CPU gets (RunSpec.any_cpu)
 
 
 # -- server -> spawner ---------------------------------------------------------------------------

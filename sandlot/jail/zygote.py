@@ -392,6 +392,8 @@ def fork_script(box, namespaces, run, fds, confinement):
         prctl(PR_SET_DUMPABLE, 1)
         for name, (soft, hard) in run["rlimits"].items():
             resource.setrlimit(getattr(resource, name), (soft, hard))
+        if run["cpus"]:
+            os.sched_setaffinity(0, run["cpus"])
         os.chdir(run["cwd"])
         os.environ.clear()
         os.environ.update(run["env"])
@@ -541,6 +543,8 @@ class Box:
                 pid = fork_script(self.box, self.namespaces, run, fds, self.confinement)
                 self.chan.send(b"script")
             else:
+                if run["cpus"]:  # the init starts the program, which takes its CPUs from it
+                    os.sched_setaffinity(self.pid, run["cpus"])
                 socket.send_fds(self.chan, [exec_request(run)], fds)
         except (OSError, ValueError) as exc:
             os.write(fds[3], f"{type(exc).__name__}: {exc}".encode())  # the init's channel ends

@@ -131,14 +131,16 @@ def box_request(
     }
 
 
-def run_request(spec: RunSpec, script: bool) -> dict[str, object]:
-    """How the zygote starts the program in its box (`script`: in its own warm interpreter)."""
+def run_request(spec: RunSpec, script: bool, cpus: tuple[int, ...] = ()) -> dict[str, object]:
+    """How the zygote starts the program in its box (`script`: in its own warm interpreter;
+    `cpus`: what it may use instead of what the box inherits, if any)."""
     return {
         "cwd": bwrap.BOX_WORKDIR,
         "env": bwrap.environment(spec),
         "argv": spec.argv[1:] if script else spec.argv,
         "script": script,
         "rlimits": rlimits(spec.limits),
+        "cpus": list(cpus),
     }
 
 

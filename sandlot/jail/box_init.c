@@ -255,8 +255,9 @@ static void reap_forever(void) {
     }
 }
 
-/* The fields of an "exec" run, each NUL-terminated: CWD, N then N triples RESOURCE SOFT HARD
-   (rlimits), M then M environment entries, then the argv to the end. */
+/* The fields of an "exec" run, each NUL-terminated: CWD, CPUS (the program's CPUs, comma
+   separated, or empty: the box's), N then N triples RESOURCE SOFT HARD (rlimits), M then M
+   environment entries, then the argv to the end. */
 static char *next_field(char **at, char *end) {
     char *field = *at;
     char *nul = memchr(field, 0, end - field);
@@ -277,6 +278,23 @@ static char **fields(char **at, char *end, size_t count) {
     return out;
 }
 
+/* Its own, so no capability is needed: the zygote may have no CAP_SYS_NICE (a container). */
+static void set_cpus(const char *list) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const char *p = list; *p;) {
+        char *next;
+        unsigned long cpu = strtoul(p, &next, 10);
+        if (next == p || cpu >= CPU_SETSIZE || (*next && *next != ',')) {
+            errno = EINVAL;
+            fail("the run's CPUs");
+        }
+        CPU_SET(cpu, &set);
+        p = *next ? next + 1 : next;
+    }
+    check(sched_setaffinity(0, sizeof set, &set), "sched_setaffinity");
+}
+
 static void start_run(char *msg, char *end, const int stdio[3]) {
     char *at = msg;
     if (end[-1] != 0) {
@@ -285,6 +303,9 @@ static void start_run(char *msg, char *end, const int stdio[3]) {
     }
     next_field(&at, end); /* "exec" */
     const char *cwd = next_field(&at, end);
+    const char *cpus = next_field(&at, end);
+    if (*cpus)
+        set_cpus(cpus);
     for (long n = strtol(next_field(&at, end), NULL, 10); n > 0; n--) {
         int resource = atoi(next_field(&at, end));
         struct rlimit lim = {strtoull(next_field(&at, end), NULL, 10),

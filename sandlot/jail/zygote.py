@@ -543,8 +543,6 @@ class Box:
                 pid = fork_script(self.box, self.namespaces, run, fds, self.confinement)
                 self.chan.send(b"script")
             else:
-                if run["cpus"]:  # the init starts the program, which takes its CPUs from it
-                    os.sched_setaffinity(self.pid, run["cpus"])
                 socket.send_fds(self.chan, [exec_request(run)], fds)
         except (OSError, ValueError) as exc:
             os.write(fds[3], f"{type(exc).__name__}: {exc}".encode())  # the init's channel ends
@@ -593,7 +591,7 @@ def exec_request(run):
     """A run as the init reads it (box_init.c): fields ending in NUL, none holding one."""
     limits = [(getattr(resource, name), *values) for name, values in run["rlimits"].items()]
     env = [f"{key}={value}" for key, value in run["env"].items()]
-    fields = ["exec", run["cwd"], str(len(limits)),
+    fields = ["exec", run["cwd"], ",".join(map(str, run["cpus"])), str(len(limits)),
               *(str(v & RLIM_MASK) for limit in limits for v in limit),
               str(len(env)), *env, *run["argv"]]  # fmt: skip
     out = b"".join(os.fsencode(field) + b"\0" for field in fields)

@@ -45,6 +45,10 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         ("SANDLOT_SLOT_CPUS", "0;x", "slot_cpus='0;x': 'x' is not a CPU number or range"),
         ("SANDLOT_SLOT_CPUS", "3-1", "slot_cpus='3-1': '3-1' is not a range of CPUs 0-8191"),
         ("SANDLOT_SLOT_CPUS", "0;;1", "slot_cpus='0;;1': '' is not a CPU number or range"),
+        ("SANDLOT_SLOT_CPUS", "", "slot_cpus='': '' is not a CPU number or range"),
+        ("SANDLOT_SLOT_CPUS", "-1", "slot_cpus='-1': '-1' is not a CPU number or range"),
+        ("SANDLOT_SLOT_CPUS", "0-99999999999", "'0-99999999999' is not a range of CPUs 0-8191"),
+        ("SANDLOT_SLOT_CPUS", "nan", "slot_cpus='nan': 'nan' is not a CPU number or range"),
         (
             "SANDLOT_SLOT",
             "4",

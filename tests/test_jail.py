@@ -701,6 +701,16 @@ def test_a_slots_runs_are_kept_to_its_cpus(boxes):
             wide = dataclasses.replace(lister, any_cpu=True)
             assert seen(jail, slot, wide) == (allowed, allowed)
             assert seen(jail, slot, lister) == (list(cpus), list(cpus)), "the next box was wide"
+            # A program may widen itself (placement, not a limit), but not the next run.
+            widen = f"import os; os.sched_setaffinity(0, {allowed}); print('wide')".encode()
+            assert jail.run(slot, dataclasses.replace(looker, files={"main.py": widen})).ok
+            assert jail.run(
+                slot,
+                RunSpec(
+                    argv=("/bin/sh", "-c", f"taskset -pc {allowed[0]}-{allowed[-1]} $$ >/dev/null")
+                ),
+            ).ok
+            assert seen(jail, slot, lister) == (list(cpus), list(cpus)), "a run widened the next"
     Path(state).rmdir()
 
 

@@ -69,3 +69,11 @@ def test_workers_split_one_spread_and_not_each_their_own() -> None:
     assert [c.slot_cpus for c in share_configs(cfg, worker_shares(4, 2))] == [
         placement.describe(spread[:2]), placement.describe(spread[2:])
     ]  # fmt: skip
+
+
+def test_a_setting_of_a_hundred_thousand_lists_is_read_and_used_round_again() -> None:
+    """Hostile in size only: every list is read (each checked), the slots take what they need."""
+    setting = ";".join(str(k % 8) for k in range(100_000))
+    assert placement.resolve(setting, 3, range(8)) == ((0,), (1,), (2,))
+    with pytest.raises(ValueError, match="'x' is not a CPU number"):
+        placement.parse(setting + ";x")

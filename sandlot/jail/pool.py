@@ -214,7 +214,8 @@ class Jail:
             raise JailUnavailable(f"boxes must be one of {', '.join(BOX_BUILDERS)}: {cfg.boxes!r}")
         if cfg.boxes == "bwrap":
             check_bwrap(cfg.bwrap)
-        problem = placement.outside(cfg.cpu_sets, placement.allowed())
+        allowed = tuple(placement.allowed())
+        problem = placement.outside(cfg.cpu_sets, allowed)
         if problem is not None:
             raise JailUnavailable(problem)
         clean_stale(cfg.state_dir)
@@ -264,7 +265,7 @@ class Jail:
                     reuse_netns=cfg.reuse_netns,
                     warm_preludes=cfg.warm_preludes,
                     cpus=cfg.cpu_sets[index % len(cfg.cpu_sets)] if cfg.cpu_sets else (),
-                    all_cpus=tuple(placement.allowed()) if cfg.cpu_sets else (),
+                    all_cpus=allowed if cfg.cpu_sets else (),
                 ),
                 cgroup,
             )

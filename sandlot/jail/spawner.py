@@ -24,7 +24,7 @@ import time
 import traceback
 
 from sandlot.errors import JailError, SlotBroken
-from sandlot.jail import bwrap, wire, workdir
+from sandlot.jail import bwrap, placement, wire, workdir
 from sandlot.jail.cgroups import RunGroup, SlotCgroup, open_slot
 from sandlot.jail.seccomp import filter_fd
 from sandlot.jail.spec import Limit, Outcome, RunSpec
@@ -411,7 +411,7 @@ def _keep_to(cpus: tuple[int, ...]) -> str | None:
     try:
         os.sched_setaffinity(0, cpus)
     except OSError as exc:
-        return f"cannot keep the slot to CPUs {cpus}: {exc}"
+        return f"cannot keep the slot to CPUs {placement.describe((cpus,))}: {exc}"
     return None
 
 

@@ -222,26 +222,57 @@ def read_events(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
         yield json.loads(stream.read(size))
 
 
-def test_the_agent_keeps_an_interrupt_read_with_its_execution():
-    """Both ops in one read, before the execution has started: the interrupt is the
-    execution's, not dropped as if the agent were idle. The agent runs here outside a box, in
-    bash mode (a shell needs nothing else); the private dir it makes in /tmp is removed after."""
-    ops = frames.encode({"op": "execute", "code": "sleep 120", "timeout": 300,
-                         "max_output": 1 << 20}) + frames.encode({"op": "interrupt"})  # fmt: skip
+@pytest.fixture
+def bash_agent() -> Iterator[subprocess.Popen[bytes]]:
+    """The agent outside a box, in bash mode (a shell needs nothing else); the private dir it
+    makes in /tmp is removed after."""
     agent = subprocess.Popen(
         [sys.executable, AGENT, "bash"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, env={"PATH": "/usr/bin:/bin"},
     )  # fmt: skip
-    try:
-        events = read_events(agent.stdout)
-        assert next(events)["type"] == "ready"
-        agent.stdin.write(ops)  # one write, read at once: under PIPE_BUF, it is atomic
-        agent.stdin.flush()
+    yield agent
+    agent.kill()
+    agent.wait()
+    for pipe in (agent.stdin, agent.stdout, agent.stderr):
+        pipe.close()
+    shutil.rmtree(frames.PRIVATE, ignore_errors=True)
+
+
+def execute(code: str) -> bytes:
+    return frames.encode({"op": "execute", "code": code, "timeout": 300, "max_output": 1 << 20})
+
+
+def test_the_agent_keeps_an_interrupt_read_with_its_execution(bash_agent):
+    """Both ops in one read, before the execution has started: the interrupt is the
+    execution's, not dropped as if the agent were idle."""
+    events = read_events(bash_agent.stdout)
+    assert next(events)["type"] == "ready"
+    bash_agent.stdin.write(execute("sleep 120") + frames.encode({"op": "interrupt"}))
+    bash_agent.stdin.flush()  # one write, read at once: under PIPE_BUF, it is atomic
+    end = next(e for e in events if e["type"] == "end")
+    assert end["exit_code"] == 130 and not end["timed_out"]  # not a sleep run to its end
+
+
+def test_an_interrupt_racing_the_start_of_a_cell_never_costs_the_shell(bash_agent):
+    """An interrupt sent as bash reads the cell's command line would drop part of the line and
+    run the rest, or lose the line and its status together, so that only a restart (and the
+    shell's state with it) could end the execution. Each of many such races ends in an
+    interrupt, and the variable set before them is still there."""
+    events = read_events(bash_agent.stdout)
+    assert next(events)["type"] == "ready"
+    bash_agent.stdin.write(execute("kept=yes"))
+    bash_agent.stdin.flush()
+    assert next(e for e in events if e["type"] == "end")["exit_code"] == 0
+    for _ in range(20):
+        bash_agent.stdin.write(execute("sleep 120") + frames.encode({"op": "interrupt"}))
+        bash_agent.stdin.flush()
         end = next(e for e in events if e["type"] == "end")
-        assert end["exit_code"] != 0 and not end["timed_out"]  # not a sleep run to its end
-    finally:
-        agent.kill()
-        agent.wait()
-        for pipe in (agent.stdin, agent.stdout, agent.stderr):
-            pipe.close()
-        shutil.rmtree(frames.PRIVATE, ignore_errors=True)
+        assert end["exit_code"] == 130 and "restarted" not in end
+    bash_agent.stdin.write(execute("echo $kept"))
+    bash_agent.stdin.flush()
+    said = []
+    for event in events:
+        if event["type"] == "end":
+            break
+        said.append(event.get("text", ""))
+    assert "".join(said) == "yes\n"

@@ -5,7 +5,9 @@ interactive shell answers SIGINT by abandoning the command line under way and re
 one, as Ctrl-C does in a terminal; a script shell would exit and lose its state. A cell is
 sourced from a file (its stdin /dev/null, so it cannot read the agent's commands), and its exit
 status comes back on a descriptor of its own, tagged with the execution's number: a status line
-for an older execution, or a second one, is ignored.
+for an older execution, or a second one, is ignored. The same descriptor says when bash starts the
+cell's command line: a SIGINT that lands while bash is still reading the line would drop part of
+it and run the rest as a command, so an interrupt waits for that word.
 """
 
 import codecs
@@ -19,6 +21,9 @@ import time
 from frames import PRIVATE
 
 START_TIMEOUT = 30.0
+RUNNING = "run"  # the status word for a command line bash has started
+SETTLED = "settled"  # the status word for bash reading lines again after an interrupt
+RESEND = 0.05  # seconds between SIGINTs to what an interrupt's first one missed
 
 
 class Shell:
@@ -27,6 +32,8 @@ class Shell:
         self.proc = None
         self.pidfd = -1
         self.current = None
+        self.running = False  # bash has started the current execution's command line
+        self.code = None  # and reported its exit status
         self.seq = 0
         self.status_buf = b""
         os.makedirs(PRIVATE, mode=0o700, exist_ok=True)
@@ -94,21 +101,50 @@ class Shell:
     # -- executions ----------------------------------------------------------------------------
 
     def execute(self, execution):
-        self.current = execution
+        self.current, self.running, self.code = execution, False, None
         self.seq += 1
         fd = os.open(self.cell, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(execution.code)
-        self._send(f". {self.cell} </dev/null; printf '{self.seq} %d\\n' $? >&{self.status_fd}")
+        self._send(f"{self._report(RUNNING)}; . {self.cell} </dev/null; {self._report('%d')} $?")
+
+    def _report(self, word):
+        """The command that tells the agent `word` about the current execution."""
+        return f"printf '{self.seq} {word}\\n' >&{self.status_fd}"
 
     def interrupt(self):
-        if self.current is None:
+        if self.current is not None:
+            self.current.ask_interrupt()
+            self._sigint()
+
+    def _sigint(self):
+        """SIGINT once bash runs the command line (until then the clock's start grace runs)."""
+        current = self.current
+        if not self.running or current.interrupted_at is not None:
             return
-        self.current.ask_interrupt()
-        self.current.interrupted_at = time.monotonic()
+        current.interrupted_at = time.monotonic()
         self._signal(signal.SIGINT)
         # The interrupted command line is abandoned with its status report: report instead.
-        self._send(f"printf '{self.seq} 130\\n' >&{self.status_fd}")
+        self._send(self._report("130"))
+
+    def _sigint_stragglers(self):
+        """A command bash was forking as the SIGINT came missed it (not yet in the group, or
+        still bash's code, which notes it and goes on to exec), and bash waits for it: the rest
+        of the group gets SIGINT again until the interrupted execution has settled. (Background
+        jobs ignore SIGINT: bash runs them so when it has no job control.)"""
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit() and int(entry.name) != self.proc.pid:
+                with contextlib.suppress(OSError):
+                    if os.getpgid(int(entry.name)) == self.proc.pid:
+                        os.kill(int(entry.name), signal.SIGINT)
+
+    def _settle(self):
+        """An interrupted execution has its exit status, but bash may have read that report
+        before reaping a straggler, and a straggler's death by SIGINT makes bash drop the line
+        it is reading: the execution ends once bash answers a line read after all that (asked
+        again each RESEND, in case the first was the line dropped)."""
+        self._sigint_stragglers()
+        self._send(self._report(SETTLED))
 
     def tick(self, now):
         due = self.current.due(now)
@@ -116,6 +152,11 @@ class Shell:
             self.interrupt()
         elif due == "restart":
             self.restart()
+        elif self.current.interrupted_at is not None:
+            if self.code is None:
+                self._sigint_stragglers()
+            else:
+                self._settle()
 
     def _end(self, status, **extra):
         if self.current is not None:
@@ -125,6 +166,8 @@ class Shell:
     # -- output ----------------------------------------------------------------------------
 
     def poll(self, fds, timeout):
+        if self.current is not None and self.current.interrupted_at is not None:
+            timeout = RESEND if timeout is None else min(timeout, RESEND)
         ready = []
         for fd in poll_fds([*self.decoders, self.status_r, self.pidfd, *fds], timeout):
             if fd == self.pidfd:
@@ -155,12 +198,26 @@ class Shell:
         *lines, self.status_buf = self.status_buf.split(b"\n")
         for line in lines:
             seq, _, code = line.decode(errors="replace").partition(" ")
-            if self.current is None or seq != str(self.seq) or not code.isdigit():
+            if self.current is None or seq != str(self.seq):
                 continue
-            for fd in self.decoders:  # what the cell wrote before its status came
-                while data := self._read(fd):
-                    self._output(fd, data)
-            self._end("ok" if code == "0" else "error", exit_code=int(code))
+            if code == RUNNING:
+                self.running = True
+                if self.current.asked_at is not None:
+                    self._sigint()
+            elif code.isdigit() and self.code is None:
+                self.code = int(code)
+                if self.current.interrupted_at is None:
+                    self._finish()
+                else:
+                    self._settle()
+            elif code == SETTLED and self.code is not None:
+                self._finish()
+
+    def _finish(self):
+        for fd in self.decoders:  # what the cell wrote before its status came
+            while data := self._read(fd):
+                self._output(fd, data)
+        self._end("ok" if self.code == 0 else "error", exit_code=self.code)
 
     def _died(self):
         code = self.proc.poll()

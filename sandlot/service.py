@@ -177,9 +177,7 @@ class Service:
             )  # fmt: skip
 
     def close(self) -> None:
-        if self.executor is not None:
-            self.executor.close()
-            self.executor = None
+        self.executor = None
         if self.jail is not None:
             self.jail.close()
             self.jail = None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -14,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -43,6 +46,19 @@ def jail(request):
         yield j
     assert not any(STATE in line for line in Path("/proc/self/mounts").read_text().splitlines())
     Path(STATE).rmdir()
+
+
+# The two ways into a slot: a blocking call (the CLI, benchmarks), and the event loop's (the
+# server's, with no thread waiting on the spawner's socket).
+RUN_PATHS: dict[str, Callable[[Jail, int, RunSpec], Outcome]] = {
+    "blocking": lambda jail, slot, spec: jail.run(slot, spec),
+    "event loop": lambda jail, slot, spec: asyncio.run(jail.run_async(slot, spec)),
+}
+
+
+@pytest.fixture(params=sorted(RUN_PATHS))
+def run_via(request) -> Callable[[Jail, int, RunSpec], Outcome]:
+    return RUN_PATHS[request.param]
 
 
 def test_outcome_of_a_plain_run(jail):
@@ -255,10 +271,10 @@ def commands(pids: list[int]) -> list[str]:
     return names
 
 
-def test_killing_the_spawner_mid_run_kills_the_box(jail):
+def test_killing_the_spawner_mid_run_kills_the_box(jail, run_via):
     slot = jail.slots[1]
     with ThreadPoolExecutor(1) as pool:
-        future = pool.submit(jail.run, 1, RunSpec(argv=("/bin/sleep", "30")))
+        future = pool.submit(run_via, jail, 1, RunSpec(argv=("/bin/sleep", "30")))
         deadline = time.monotonic() + 10
         while "sleep" not in commands(slot.cgroup.pids()) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -286,7 +302,7 @@ def _steal_channel(slot) -> socket.socket:
     return socket.socket(fileno=fd)
 
 
-def test_a_reply_out_of_step_is_never_taken_for_a_result(jail):
+def test_a_reply_out_of_step_is_never_taken_for_a_result(jail, run_via):
     """A forged reply to an earlier request, waiting in the channel, makes the next run fail
     and the slot start afresh; the run after that is answered by its own result."""
     assert jail.run(0, RunSpec(argv=("/bin/echo", "one"))).stdout == b"one\n"
@@ -296,20 +312,56 @@ def test_a_reply_out_of_step_is_never_taken_for_a_result(jail):
     with _steal_channel(slot) as stolen:
         wire.Channel(stolen, wire.ToSpawner).send(forged)
     with pytest.raises(JailError, match="out of step"):
-        jail.run(0, RunSpec(argv=("/bin/echo", "two")))
+        run_via(jail, 0, RunSpec(argv=("/bin/echo", "two")))
     out = jail.run(0, RunSpec(argv=("/bin/echo", "three")))
     assert out.stdout == b"three\n"
     assert slot.proc.pid != old
 
 
-def test_garbage_on_the_channel_resets_the_slot(jail):
+def test_garbage_on_the_channel_resets_the_slot(jail, run_via):
     jail.run(1, RunSpec(argv=("/bin/true",)))
     slot = jail.slots[1]
     with _steal_channel(slot) as stolen:
         stolen.sendall(b"\0\0\0\x05garbage")
     with pytest.raises(JailError, match="spawner lost"):
-        jail.run(1, RunSpec(argv=("/bin/echo", "x")))
+        run_via(jail, 1, RunSpec(argv=("/bin/echo", "x")))
     assert jail.run(1, RunSpec(argv=("/bin/echo", "y"))).stdout == b"y\n"
+
+
+def test_a_frame_claiming_more_than_any_message_resets_the_slot(jail, run_via):
+    jail.run(1, RunSpec(argv=("/bin/true",)))
+    with _steal_channel(jail.slots[1]) as stolen:
+        stolen.sendall(wire.HEADER.pack(wire.MAX_FRAME + 1))
+    with pytest.raises(JailError, match="larger than any message"):
+        run_via(jail, 1, RunSpec(argv=("/bin/echo", "x")))
+    assert jail.run(1, RunSpec(argv=("/bin/echo", "y"))).stdout == b"y\n"
+
+
+def test_frames_larger_than_a_socket_holds_cross_both_ways(jail, run_via):
+    """8 MiB of files in and 4 MiB of output back, in one run each way, whichever way the run
+    came in; and the blocking way still works on the socket the event loop's way left."""
+    files = {"big": os.urandom(8 << 20)}
+    spec = RunSpec(argv=("/bin/sh", "-c", "sha256sum big; head -c 4194304 /dev/zero"),
+                   files=files, limits=Limits(output=8 << 20))  # fmt: skip
+    out = run_via(jail, 0, spec)
+    digest = hashlib.sha256(files["big"]).hexdigest().encode()
+    assert out.stdout.startswith(digest) and len(out.stdout) == len(digest + b"  big\n") + (4 << 20)
+    assert jail.run(0, RunSpec(argv=("/bin/echo", "after"))).stdout == b"after\n"
+
+
+def test_a_slot_in_use_makes_the_event_loops_run_wait_its_turn(jail):
+    """Two callers on one slot (the server's admission never does this, a mistake might): the
+    second waits for the first instead of interleaving frames, and each gets its own result."""
+
+    async def second() -> Outcome:
+        return await jail.run_async(1, RunSpec(argv=("/bin/echo", "second")))
+
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(jail.run, 1, RunSpec(argv=("/bin/sh", "-c", "sleep 1; echo first")))
+        while not jail.slots[1].lock.locked():
+            time.sleep(0.01)
+        assert asyncio.run(second()).stdout == b"second\n"
+        assert first.result(timeout=30).stdout == b"first\n"
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -1.0, 0.0])

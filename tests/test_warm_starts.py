@@ -107,15 +107,12 @@ def logged(row: Language) -> Language:
 def execute(service: Service, row: Language, code: str, files: dict[str, bytes]) -> Execution:
     """One request for `row` (which need not be in the service's table), compile cache empty."""
     executor = Executor(service.config, service.jail, Registry([row], service.config.runtime_dir))
-    try:
-        return asyncio.run(
-            executor.execute(
-                CodeRequest(language=row.name, code=code, files=files, compile_timeout=120,
-                            run_timeout=60)
-            )
-        )  # fmt: skip
-    finally:
-        executor.close()
+    return asyncio.run(
+        executor.execute(
+            CodeRequest(language=row.name, code=code, files=files, compile_timeout=120,
+                        run_timeout=60)
+        )
+    )  # fmt: skip
 
 
 # JUnit's console launcher reports how long the tests took: the one line that differs by run.

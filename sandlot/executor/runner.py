@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import logging
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from sandlot import telemetry
@@ -67,10 +66,6 @@ class Executor:
         self.registry = registry
         self.admission = Admission(config.slots, config.queue_size, config.queue_timeout)
         self.cache = CompileCache(max_bytes=256 << 20)
-        self._threads = ThreadPoolExecutor(max_workers=config.slots, thread_name_prefix="slot")
-
-    def close(self) -> None:
-        self._threads.shutdown(wait=False, cancel_futures=True)
 
     # -- validation ----------------------------------------------------------------------------
 
@@ -120,12 +115,11 @@ class Executor:
     # -- running -------------------------------------------------------------------------------
 
     async def _jail_run(self, slot: int, spec: RunSpec, language: str, step: str) -> Outcome:
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._threads, self.jail.run, slot, spec)
+        future = asyncio.ensure_future(self.jail.run_async(slot, spec))
         try:
             outcome = await asyncio.shield(future)
         except asyncio.CancelledError:
-            # The run goes on in its thread whatever this task does: its slot is not free until
+            # The run goes on in its own task whatever this one does: its slot is not free until
             # it ends, or the next caller admitted there would wait on the slot's lock, unseen
             # by admission (its queue time, the busy count and /health would all be wrong).
             while not future.done():

@@ -2,11 +2,12 @@
 
 `Jail.start()` sets every layer up or raises JailUnavailable saying which one failed; there is
 no degraded mode. `Jail.run(slot, spec)` runs one box in a slot (one run per slot at a time; the
-executor decides who gets a slot).
+executor decides who gets a slot); `Jail.run_async` does the same on an event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -131,35 +132,70 @@ class _Slot:
 
     def run(self, spec: RunSpec) -> Outcome:
         with self.lock:
-            if self.proc is not None and self.proc.poll() is not None:
-                # It died between runs: nothing was lost, a fresh one starts; the log tells.
-                log.warning(
-                    "slot %d: spawner (pid %d) exited with %s between runs; starting a fresh one",
-                    self.config.index, self.proc.pid, self.proc.returncode,
-                )  # fmt: skip
-                self.stop()
-            if self.chan is None:
-                self.start()
-            assert self.chan is not None
-            self._last_id += 1
-            request = wire.Run(self._last_id, spec)
+            request = self._ready_for(spec)
             try:
+                assert self.chan is not None
                 self.chan.send(request)
                 reply = self.chan.recv(timeout=spec.limits.wall_time + SPAWNER_MARGIN)
-                if not isinstance(reply, wire.Done | wire.Failed) or reply.id != request.id:
-                    raise wire.ProtocolError(f"a reply out of step: {type(reply).__name__}")
             except BaseException as exc:
-                self.stop()  # whatever happened, the channel cannot be trusted to be in step
-                if isinstance(exc, EOFError | OSError | wire.ProtocolError):
-                    raise JailError(
-                        f"slot {self.config.index}: spawner lost ({exc or type(exc).__name__})"
-                    ) from exc
-                raise
-            if isinstance(reply, wire.Failed):
-                if reply.fatal:
-                    self.stop()
-                raise JailError(reply.message)
-            return reply.outcome
+                self._lost(exc)
+            return self._answer(request, reply)
+
+    async def run_async(self, spec: RunSpec) -> Outcome:
+        """`run` on the running event loop: no thread waits on the spawner's socket (a thread
+        hand-off each way costs a run two wake-ups). Starting a spawner, or waiting on a slot
+        already in use, still happens in a thread."""
+        loop = asyncio.get_running_loop()
+        if not self.lock.acquire(blocking=False):
+            await loop.run_in_executor(None, self.lock.acquire)
+        try:
+            if not self._serving():
+                request = await loop.run_in_executor(None, self._ready_for, spec)
+            else:
+                request = self._ready_for(spec)
+            try:
+                assert self.chan is not None
+                await self.chan.send_async(request)
+                reply = await self.chan.recv_async(spec.limits.wall_time + SPAWNER_MARGIN)
+            except BaseException as exc:
+                self._lost(exc)
+            return self._answer(request, reply)
+        finally:
+            self.lock.release()
+
+    def _serving(self) -> bool:
+        return self.chan is not None and self.proc is not None and self.proc.poll() is None
+
+    def _ready_for(self, spec: RunSpec) -> wire.Run:
+        """The request for `spec`, with a spawner to send it to (a fresh one if there is none)."""
+        if self.proc is not None and self.proc.poll() is not None:
+            # It died between runs: nothing was lost, a fresh one starts; the log tells.
+            log.warning(
+                "slot %d: spawner (pid %d) exited with %s between runs; starting a fresh one",
+                self.config.index, self.proc.pid, self.proc.returncode,
+            )  # fmt: skip
+            self.stop()
+        if self.chan is None:
+            self.start()
+        self._last_id += 1
+        return wire.Run(self._last_id, spec)
+
+    def _lost(self, exc: BaseException) -> NoReturn:
+        self.stop()  # whatever happened, the channel cannot be trusted to be in step
+        if isinstance(exc, EOFError | OSError | wire.ProtocolError):
+            raise JailError(
+                f"slot {self.config.index}: spawner lost ({exc or type(exc).__name__})"
+            ) from exc
+        raise exc
+
+    def _answer(self, request: wire.Run, reply: object) -> Outcome:
+        if not isinstance(reply, wire.Done | wire.Failed) or reply.id != request.id:
+            self._lost(wire.ProtocolError(f"a reply out of step: {type(reply).__name__}"))
+        if isinstance(reply, wire.Failed):
+            if reply.fatal:
+                self.stop()
+            raise JailError(reply.message)
+        return reply.outcome
 
     def hang_up(self) -> None:
         """Close the channel: the spawner then stops its zygote, reaps what that leaves and
@@ -333,9 +369,16 @@ class Jail:
     # -- runs ----------------------------------------------------------------------------------
 
     def run(self, slot: int, spec: RunSpec) -> Outcome:
+        return self._slot(slot).run(spec)
+
+    async def run_async(self, slot: int, spec: RunSpec) -> Outcome:
+        """`run` for a caller on an event loop (the server)."""
+        return await self._slot(slot).run_async(spec)
+
+    def _slot(self, slot: int) -> _Slot:
         if not self.slots:
             raise JailUnavailable("the jail is not started")
-        return self.slots[slot].run(spec)
+        return self.slots[slot]
 
 
 def check_bwrap(path: str) -> None:

@@ -8,6 +8,7 @@ a reply out of step is detected, never taken for the next caller's result.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import struct
 import time
@@ -101,18 +102,44 @@ class Channel:
         return self.sock.fileno()
 
     def send(self, message: msgspec.Struct) -> None:
-        body = self._encoder.encode(message)
-        self.sock.sendall(HEADER.pack(len(body)) + body)
+        self.sock.settimeout(None)  # blocking: the async side leaves it non-blocking
+        self.sock.sendall(self._frame(message))
+
+    async def send_async(self, message: msgspec.Struct) -> None:
+        self.sock.setblocking(False)
+        await asyncio.get_running_loop().sock_sendall(self.sock, self._frame(message))
 
     def recv(self, timeout: float | None = None) -> object:
         """The next message; EOFError if the other side closed, ProtocolError if it sent
         garbage, TimeoutError if nothing whole arrived in time."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        (size,) = HEADER.unpack(self._read(HEADER.size, deadline))
+        size = self._size(self._read(HEADER.size, deadline))
+        return self._decode(self._read(size, deadline))
+
+    async def recv_async(self, timeout: float | None = None) -> object:
+        """`recv` on the running event loop, with no thread waiting on the socket."""
+        try:
+            async with asyncio.timeout(timeout):
+                size = self._size(await self._read_async(HEADER.size))
+                body = await self._read_async(size)
+        except TimeoutError:
+            raise TimeoutError("no answer in time") from None
+        return self._decode(body)
+
+    def _frame(self, message: msgspec.Struct) -> bytes:
+        body = self._encoder.encode(message)
+        return HEADER.pack(len(body)) + body
+
+    @staticmethod
+    def _size(header: bytes) -> int:
+        (size,) = HEADER.unpack(header)
         if size > MAX_FRAME:
             raise ProtocolError(f"a frame of {size} bytes is larger than any message")
+        return size
+
+    def _decode(self, body: bytes) -> object:
         try:
-            return self._decoder.decode(self._read(size, deadline))
+            return self._decoder.decode(body)
         except (msgspec.DecodeError, ValueError, TypeError) as exc:
             raise ProtocolError(f"not a valid message: {exc}") from exc
 
@@ -133,6 +160,19 @@ class Channel:
             if not chunk:
                 raise EOFError("the other side closed the channel")
             buf += chunk
+        return bytes(buf)
+
+    async def _read_async(self, size: int) -> bytes:
+        self.sock.setblocking(False)
+        loop = asyncio.get_running_loop()
+        buf = bytearray(size)
+        view = memoryview(buf)
+        got = 0
+        while got < size:
+            n = await loop.sock_recv_into(self.sock, view[got : got + (1 << 20)])
+            if not n:
+                raise EOFError("the other side closed the channel")
+            got += n
         return bytes(buf)
 
     def close(self) -> None:

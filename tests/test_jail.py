@@ -364,6 +364,33 @@ def test_a_slot_in_use_makes_the_event_loops_run_wait_its_turn(jail):
         assert first.result(timeout=30).stdout == b"first\n"
 
 
+def test_a_run_cancelled_while_it_waits_for_its_slot_leaves_the_slot_free(jail):
+    """An event loop's run cancelled while it waits for a slot another caller holds (a loop
+    shutting down): once the holder is done, the slot is free for the next caller, not kept
+    forever by the thread that waited for it."""
+
+    async def cancelled() -> None:
+        task = asyncio.ensure_future(jail.run_async(1, RunSpec(argv=("/bin/echo", "never"))))
+        await asyncio.sleep(0.2)  # it is waiting for the slot in a thread
+        assert not task.done()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    slot = jail.slots[1]
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(jail.run, 1, RunSpec(argv=("/bin/sh", "-c", "sleep 1; echo first")))
+        while not slot.lock.locked():
+            time.sleep(0.01)
+        asyncio.run(cancelled())
+        assert first.result(timeout=30).stdout == b"first\n"
+    deadline = time.monotonic() + 10
+    while slot.lock.locked():
+        assert time.monotonic() < deadline, "the slot stayed taken"
+        time.sleep(0.01)
+    assert jail.run(1, RunSpec(argv=("/bin/echo", "next"))).stdout == b"next\n"
+
+
 @pytest.mark.parametrize("value", [math.nan, math.inf, -1.0, 0.0])
 def test_limits_must_be_finite_and_positive(value):
     with pytest.raises(ValueError, match="finite and positive"):

@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -39,6 +39,8 @@ SPAWNER_MARGIN = 30.0
 ETC_TMPFS = "size=64m,mode=0755"  # a box's /etc (a copy of a few MiB of the host's)
 SPAWNER_START = 30.0
 PROBES_AT_ONCE = 16
+# Threads in which an event loop's run waits for a slot in use, or for its spawner to start.
+_SLOT_WAITS = ThreadPoolExecutor(thread_name_prefix="sandlot-slot-wait")
 SPAWNER_STOP = 3.0  # seconds a spawner has to stop on its own when the jail closes
 
 
@@ -131,8 +133,8 @@ class _Slot:
         raise JailUnavailable(problem)
 
     def run(self, spec: RunSpec) -> Outcome:
-        with self.lock:
-            request = self._ready_for(spec)
+        request = self._take(spec, held=False)
+        try:
             try:
                 assert self.chan is not None
                 self.chan.send(request)
@@ -140,19 +142,15 @@ class _Slot:
             except BaseException as exc:
                 self._lost(exc)
             return self._answer(request, reply)
+        finally:
+            self.lock.release()
 
     async def run_async(self, spec: RunSpec) -> Outcome:
         """`run` on the running event loop: no thread waits on the spawner's socket (a thread
         hand-off each way costs a run two wake-ups). Starting a spawner, or waiting on a slot
         already in use, still happens in a thread."""
-        loop = asyncio.get_running_loop()
-        if not self.lock.acquire(blocking=False):
-            await loop.run_in_executor(None, self.lock.acquire)
+        request = await self._take_async(spec)
         try:
-            if not self._serving():
-                request = await loop.run_in_executor(None, self._ready_for, spec)
-            else:
-                request = self._ready_for(spec)
             try:
                 assert self.chan is not None
                 await self.chan.send_async(request)
@@ -161,6 +159,36 @@ class _Slot:
                 self._lost(exc)
             return self._answer(request, reply)
         finally:
+            self.lock.release()
+
+    def _take(self, spec: RunSpec, held: bool) -> wire.Run:
+        """Take the slot (`held`: it is taken already) and make the request for `spec`; the
+        slot stays taken only if this returns."""
+        if not held:
+            self.lock.acquire()
+        try:
+            return self._ready_for(spec)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    async def _take_async(self, spec: RunSpec) -> wire.Run:
+        """`_take` for the event loop: at once when the slot is free and its spawner serving,
+        else in a thread. A caller cancelled while that thread waits gives the slot back once
+        the thread has taken it: a slot is never left taken by a run that will not come."""
+        held = self.lock.acquire(blocking=False)
+        if held and self._serving():
+            return self._take(spec, held=True)
+        taking = _SLOT_WAITS.submit(self._take, spec, held)
+        try:
+            # Shielded: the thread always runs to the end, so a slot it took is ours to give back.
+            return await asyncio.shield(asyncio.wrap_future(taking))
+        except asyncio.CancelledError:
+            taking.add_done_callback(self._give_back)
+            raise
+
+    def _give_back(self, taken: Future[wire.Run]) -> None:
+        if taken.exception() is None:  # it took the slot (else it gave it back itself)
             self.lock.release()
 
     def _serving(self) -> bool:

@@ -310,8 +310,6 @@ def main() -> int:
         measured = asyncio.run(measure(service, names, args.reps, before))
         load = f"load average {load_before:.1f} → {os.getloadavg()[0]:.1f}"
     finally:
-        if before is not None:
-            before.close()
         service.close()
 
     previous = json.loads(args.out.read_text()) if args.out.exists() else {}

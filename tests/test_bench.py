@@ -38,6 +38,26 @@ def test_languages_times_only_runs_that_said_hello(tmp_path: Path) -> None:
     assert measured["c"]["cached_median_s"] and measured["c"]["box_median_s"]
 
 
+# A table whose ruby row is the one before its boot file: the row a --before-table run compares.
+BEFORE_TABLE = """\
+import dataclasses
+from sandlot.languages import scripting
+LANGUAGES = tuple(dataclasses.replace(row, run=("/usr/bin/ruby", "{src}"), binds=(),
+                                      requires=("/usr/bin/ruby",))
+                  for row in scripting.ROWS if row.name == "ruby")
+"""
+
+
+def test_languages_measures_a_before_table_alongside(tmp_path: Path) -> None:
+    (tmp_path / "table.py").write_text(BEFORE_TABLE)
+    out = tmp_path / "languages.json"
+    subprocess.run([sys.executable, "bench/languages.py", "--reps", "1", "--languages", "ruby",
+                    "--no-readme", "--out", str(out), "--before-table", str(tmp_path / "table.py")],
+                   cwd=REPO, timeout=600, capture_output=True)  # fmt: skip
+    ruby = json.loads(out.read_text())["languages"]["ruby"]
+    assert ruby["errors"] == [] and ruby["before_box_median_s"] and ruby["box_median_s"], ruby
+
+
 def test_breakdown_accounts_every_stage() -> None:
     text = bench("bench/breakdown.py", "--runs", "3")
     for program in ("### warm Python", "### cold Python", "### C++ hello"):

@@ -5,8 +5,9 @@ runtime): a run in the jail takes its classes from them, prints exactly what it 
 them, works the same (only slower) when an archive is missing, stale (recorded for another class
 path, as after a JDK or jar upgrade) or not an archive at all, and cannot change one for the
 next run (nor its cached build, which the compile cache hands out). Node rows keep their
-snapshot's hash seed, which no script can observe. Real runs in the real jail, through the
-engine.
+snapshot's hash seed, which no script can observe. Ruby starts from the boot file setup writes
+in place of RubyGems: its programs see what they would see with RubyGems, and with a boot file
+written for other gems RubyGems is loaded. Real runs in the real jail, through the engine.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import functools
 import hashlib
 import os
 import re
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,9 +30,11 @@ from sandlot.config import Config
 from sandlot.executor import CodeRequest, Execution, Executor
 from sandlot.install import Setup
 from sandlot.install.jvm import ensure_cds
+from sandlot.install.ruby import ensure_ruby_boot
 from sandlot.languages import LANGUAGES, Language, Registry
 from sandlot.languages.hello import HELLO_WORLDS
 from sandlot.languages.jvm import JAVAC_SAMPLE, JVM_START
+from sandlot.languages.scripting import RUBY_BOOT
 from sandlot.service import Service
 from tests.test_languages import HELLO
 
@@ -51,8 +57,8 @@ ARCHIVED = sorted(row.name for row in LANGUAGES if archived(row) and row.name in
 WARM_FLAGS = re.compile(
     r"(?:-J)?(?:"
     + "|".join(re.escape(f) for f in (*JVM_START, "-XX:ParallelGCThreads=2", "-XX:ConcGCThreads=1",
-                                      "--no-rehash-snapshot"))
-    + r"|-XX:SharedArchiveFile=\S+)(?=\s|$)"
+                                      "--no-rehash-snapshot", "--disable-gems"))
+    + r"|-XX:SharedArchiveFile=\S+|-r\S+/boot\.rb)(?=\s|$)"
 )  # fmt: skip
 # Programs that do more than print a line (collections, lambdas, formatting, stdin, hash and
 # iteration orders), for comparing a warm row's output with its plain twin's.
@@ -64,7 +70,30 @@ for (let i = 0; i < 500; i++) {
 console.log(JSON.stringify(Object.entries(o).slice(0, 5)), [...m.keys()].slice(-3), s.size);
 console.log(require("lodash").chunk([1, 2, 3], 2), [3, 1, 2].sort(), (0.1 + 0.2).toFixed(20));
 """
+# Bundled gems (on no load path without RubyGems), default gems, `Gem` and `gem`, and the
+# messages did_you_mean and error_highlight add to an exception.
+RUBY_PROGRAM = """\
+require "prime"; require "matrix"; require "rexml/document"; require "set"; require "json"
+p Prime.first(5), Matrix[[1, 2], [3, 4]].determinant, REXML::Document.new("<a>x</a>").root.text
+p Set[3, 1].to_a, JSON.generate({"a" => [1, 2.5, nil]}), defined?(Gem), defined?(DidYouMean)
+begin
+  lenght = 3
+  length + 1
+rescue NameError => e
+  puts e.message
+end
+begin
+  [1, 2].frist
+rescue NoMethodError => e
+  puts e.message
+end
+p Gem::Version.new("1.10") > Gem::Version.new("1.9")
+gem "minitest"
+require "minitest"
+puts Minitest::VERSION, $stdin.read.to_s.split.map(&:to_i).sum
+"""
 RICHER = {
+    "ruby": RUBY_PROGRAM,
     "java": JAVAC_SAMPLE,
     "junit": JUNIT_HELLO,
     "kotlin": next(r for r in LANGUAGES if r.name == "kotlin").sample,
@@ -303,6 +332,79 @@ def test_hash_seed_of_node_is_not_observable(run):
     out = run(code, "nodejs")
     assert out["status"] == "Success", out
     assert out["run_result"]["stdout"] == "true\n"
+
+
+RUBYGEMS_LOADED = 'puts $LOADED_FEATURES.any? { |f| f.end_with?("/rubygems.rb") }\n'
+
+
+def with_boot(row: Language) -> Language:
+    """The ruby row starting from the boot.rb in its work dir."""
+    return rewritten(row, re.compile(r"-r\S+/boot\.rb"), "-r./boot.rb", "ruby-booted")
+
+
+def test_ruby_starts_without_rubygems_until_a_program_uses_it(service):
+    """The point of the boot file: a program that uses no `Gem` runs without RubyGems loaded;
+    one that names `Gem` loads it, as the autoload says."""
+    ruby = service.registry.get("ruby")
+    result = execute(service, ruby, RUBYGEMS_LOADED, {})
+    assert result.run is not None and result.run.ok and result.run.stdout == b"false\n", result
+    result = execute(service, ruby, "Gem::Version\n" + RUBYGEMS_LOADED, {})
+    assert result.run is not None and result.run.ok and result.run.stdout == b"true\n", result
+
+
+def test_a_stale_ruby_boot_file_loads_rubygems_and_changes_nothing(service):
+    """A boot file written for other gems (one installed or removed since, Ruby upgraded: a gem
+    dir's mtime differs from its stamp) loads RubyGems, and programs see what they always do."""
+    ruby = service.registry.get("ruby")
+    text = Path(RUBY_BOOT.format(runtime=service.config.runtime_dir)).read_text()
+    stale, changed = re.subn(r"\[\d+, \d+\]", "[1, 2]", text, count=1)
+    assert changed == 1, text
+    files = {"boot.rb": stale.encode()}
+    result = execute(service, with_boot(ruby), RUBYGEMS_LOADED, files)
+    assert result.run is not None and result.run.ok and result.run.stdout == b"true\n", result
+    result = execute(service, with_boot(ruby), RUBY_PROGRAM, files)
+    assert result.run is not None and result.run.ok, result.run
+    assert seen(result) == cold(service, "ruby", RUBY_PROGRAM)
+
+
+def test_a_run_cannot_change_rubys_boot_file_for_the_next(service):
+    boot = Path(RUBY_BOOT.format(runtime=service.config.runtime_dir))
+    before = digests([boot])
+    attack = (
+        f'path = "{boot}"\n'
+        'begin; File.write(path, "exit 0"); puts "CHANGED"; rescue SystemCallError; puts "refused"'
+        "; end\n"
+        'begin; File.chmod(0o666, path); puts "CHANGED"; rescue SystemCallError; puts "refused"'
+        "; end\n"
+        'begin; File.rename(path, path + ".x"); puts "CHANGED"; rescue SystemCallError'
+        '; puts "refused"; end\n'
+    )
+    result = execute(service, service.registry.get("ruby"), attack, {})
+    assert result.run is not None and result.run.stdout == b"refused\n" * 3, result.run
+    assert digests([boot]) == before
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A dir the box's uids can reach (pytest's tmp_path is under a dir closed to them)."""
+    path = Path(tempfile.mkdtemp(prefix="sandlot-test-", dir="/var/tmp"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path)
+
+
+def test_setup_writes_rubys_boot_file_once_and_ruby_finds_gems_from_it(open_dir):
+    """Into a runtime dir of its own: written, then found current; a Ruby started from it
+    without RubyGems finds a bundled gem, as a plain Ruby does."""
+    row = next(r for r in LANGUAGES if r.name == "ruby")
+    setup = Setup(open_dir, (row,), log=lambda line: None)
+    assert "gem load paths" in ensure_ruby_boot(setup)
+    assert ensure_ruby_boot(setup) == "ok (already present)"
+    boot = RUBY_BOOT.format(runtime=open_dir)
+    program = 'require "prime"; require "test/unit/assertions"; p Prime.take(4)\n'
+    for argv in (["/usr/bin/ruby", "--disable-gems", f"-r{boot}"], ["/usr/bin/ruby"]):
+        done = subprocess.run([*argv, "-e", program], capture_output=True, text=True)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "[2, 3, 5, 7]\n", ""), argv
 
 
 def test_stamp_paths_are_what_the_rows_map():

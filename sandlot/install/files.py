@@ -94,3 +94,20 @@ def install_file(made: Path, final: Path) -> None:
     os.chown(new, 0, 0)
     os.chmod(new, 0o644)
     os.replace(new, final)
+
+
+def install_text(setup: Setup, final: Path, text: str) -> bool:
+    """Write a text file of the runtime dir (and its dir) unless it already holds `text`;
+    whether it was written."""
+    try:
+        if final.read_text() == text:
+            return False
+    except OSError:
+        pass
+    prepare_runtime(setup)
+    final.parent.mkdir(exist_ok=True)
+    os.chmod(final.parent, 0o755)
+    new = final.with_name(f".{final.name}.new")
+    new.write_text(text)
+    install_file(new, final)
+    return True

@@ -12,11 +12,9 @@ by the boot file, so a program's error messages are the same.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from sandlot.install.files import install_file, prepare_runtime
+from sandlot.install.files import install_text
 from sandlot.install.process import PATH, run
 from sandlot.install.step import Setup, SetupError
 from sandlot.languages.scripting import RUBY_BOOT
@@ -75,16 +73,6 @@ def ensure_ruby_boot(setup: Setup) -> str:
         text = BOOT.format(**listed)
     except (ValueError, KeyError) as exc:
         raise SetupError(f"Ruby's gem list could not be read: {exc}") from exc
-    try:
-        current = target.read_text() == text
-    except OSError:
-        current = False
-    if current:
+    if not install_text(setup, target, text):
         return "ok (already present)"
-    prepare_runtime(setup)
-    target.parent.mkdir(exist_ok=True)
-    os.chmod(target.parent, 0o755)
-    with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False) as made:
-        made.write(text)
-    install_file(Path(made.name), target)
     return f"wrote {target} ({listed['count']} gem load paths)"

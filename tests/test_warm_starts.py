@@ -7,7 +7,10 @@ path, as after a JDK or jar upgrade) or not an archive at all, and cannot change
 next run (nor its cached build, which the compile cache hands out). Node rows keep their
 snapshot's hash seed, which no script can observe. Ruby starts from the boot file setup writes
 in place of RubyGems: its programs see what they would see with RubyGems, and with a boot file
-written for other gems RubyGems is loaded. Real runs in the real jail, through the engine.
+written for other gems RubyGems is loaded. R starts with no default package attached, from a
+boot file that attaches each at its first use: its programs see what they would see had R
+attached them at the start, and with a boot file written for another R they are. Real runs in
+the real jail, through the engine.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import gzip
 import hashlib
+import itertools
+import json
 import os
 import re
 import shutil
@@ -30,11 +36,12 @@ from sandlot.config import Config
 from sandlot.executor import CodeRequest, Execution, Executor
 from sandlot.install import Setup
 from sandlot.install.jvm import ensure_cds
+from sandlot.install.r import ensure_r_boot
 from sandlot.install.ruby import ensure_ruby_boot
 from sandlot.languages import LANGUAGES, Language, Registry
 from sandlot.languages.hello import HELLO_WORLDS
 from sandlot.languages.jvm import JAVAC_SAMPLE, JVM_START
-from sandlot.languages.scripting import RUBY_BOOT
+from sandlot.languages.scripting import R_BOOT, RUBY_BOOT
 from sandlot.service import Service
 from tests.test_languages import HELLO
 
@@ -60,6 +67,7 @@ WARM_FLAGS = re.compile(
                                       "--no-rehash-snapshot", "--disable-gems"))
     + r"|-XX:SharedArchiveFile=\S+|-r\S+/boot\.rb)(?=\s|$)"
 )  # fmt: skip
+WARM_ENV = ("R_DEFAULT_PACKAGES", "R_PROFILE")  # what R's row sets only to start faster
 # Programs that do more than print a line (collections, lambdas, formatting, stdin, hash and
 # iteration orders), for comparing a warm row's output with its plain twin's.
 NODE_PROGRAM = """\
@@ -92,7 +100,31 @@ gem "minitest"
 require "minitest"
 puts Minitest::VERSION, $stdin.read.to_s.split.map(&:to_i).sum
 """
+# Objects of every default package (a model, S4 classes and methods, datasets, formatting), a
+# program's own `library`, `get` and an object a package it attaches later has too (`filter`),
+# stdin, a warning and a message.
+R_PROGRAM = """\
+library <- function(...) stop("a program's own library()")
+get <- function(...) stop("a program's own get()")
+filter <- function(x) rev(x)
+x <- c(4, 8, 15, 16, 23, 42)
+print(c(median(x), sd(x), var(x))); print(quantile(x))
+print(setNames(1:3, c("a", "b", "c"))); print(head(letters, 3)); print(tail(x, 2))
+str(list(a = 1, b = "x")); print(combn(4, 2)[, 1:3]); print(filter(1:3))
+print(nrow(mtcars)); print(summary(iris$Sepal.Length)); print(as.roman(2026))
+fit <- lm(mpg ~ wt, data = mtcars); print(round(coef(fit), 4))
+setClass("Point", representation(x = "numeric", y = "numeric"))
+setGeneric("norm2", function(p) standardGeneric("norm2"))
+setMethod("norm2", "Point", function(p) sqrt(p@x^2 + p@y^2))
+p <- new("Point", x = 3, y = 4); print(norm2(p)); print(is(p, "Point")); p
+print(exists("median")); print(environmentName(environment(sd)))
+print(sum(as.integer(unlist(strsplit(readLines(file("stdin")), " ")))))
+print(rgb(1, 0, 0)); print(xy.coords(1:2, 3:4)$y); print(getOption("repos"))
+warning("a warning")
+message("to stderr")
+"""
 RICHER = {
+    "R": R_PROGRAM,
     "ruby": RUBY_PROGRAM,
     "java": JAVAC_SAMPLE,
     "junit": JUNIT_HELLO,
@@ -123,9 +155,11 @@ def with_archive(row: Language, variant: str) -> Language:
 
 
 def plain(row: Language) -> Language:
-    """The row without any of its warm-start flags: no archive, Serial GC, the JVM's defaults."""
+    """The row without any of its warm-start flags: no archive, Serial GC, the JVM's defaults,
+    R's default packages attached at its start."""
     row = rewritten(row, WARM_FLAGS, "", f"{row.name}-plain")
-    return rewritten(row, re.compile(re.escape("-XX:+UseG1GC")), "-XX:+UseSerialGC")
+    row = rewritten(row, re.compile(re.escape("-XX:+UseG1GC")), "-XX:+UseSerialGC")
+    return dataclasses.replace(row, env={k: v for k, v in row.env.items() if k not in WARM_ENV})
 
 
 def logged(row: Language) -> Language:
@@ -210,6 +244,7 @@ def test_plain_strips_every_warm_flag():
         text = " ".join((*(row.compile or ()), *row.run))
         assert not WARM_FLAGS.search(text) and "UseG1GC" not in text, text
         assert "-J " not in text and not text.endswith("-J"), text
+        assert not set(row.env) & set(WARM_ENV), row.env
 
 
 @pytest.mark.parametrize("name", sorted(RICHER))
@@ -367,19 +402,103 @@ def test_a_stale_ruby_boot_file_loads_rubygems_and_changes_nothing(service):
     assert seen(result) == cold(service, "ruby", RUBY_PROGRAM)
 
 
-def test_a_run_cannot_change_rubys_boot_file_for_the_next(service):
-    boot = Path(RUBY_BOOT.format(runtime=service.config.runtime_dir))
-    before = digests([boot])
-    attack = (
-        f'path = "{boot}"\n'
+SEARCH_PATH = "cat(search(), sep = ' ')\n"
+DEFAULT_SEARCH_PATH = (
+    b".GlobalEnv package:stats package:graphics package:grDevices package:utils package:datasets "
+    b"package:methods Autoloads package:base"
+)
+
+
+def test_r_starts_with_no_default_package_until_a_program_uses_one(service):
+    """The point of R's boot file: a program that uses none of them runs with no default package
+    attached; the first use of one of an object's attaches its package (and only it)."""
+    r = service.registry.get("R")
+    result = execute(service, r, SEARCH_PATH, {})
+    assert result.run is not None and result.run.ok, result.run
+    assert result.run.stdout == b".GlobalEnv Autoloads package:base", result.run
+    result = execute(service, r, "invisible(median(1:3))\n" + SEARCH_PATH, {})
+    assert result.run is not None and result.run.ok, result.run
+    assert result.run.stdout == b".GlobalEnv package:stats Autoloads package:base", result.run
+
+
+def test_a_stale_r_boot_file_attaches_rs_packages_at_the_start(service):
+    """A boot file written for another R or other packages (a DESCRIPTION's mtime differs from
+    its stamp) attaches the default packages at the start, in R's order, and programs see what
+    they always do."""
+    r = service.registry.get("R")
+    text = Path(R_BOOT.format(runtime=service.config.runtime_dir)).read_text()
+    stale, changed = re.subn(
+        r'DESCRIPTION" = "[0-9.]+"', 'DESCRIPTION" = "1.000000"', text, count=1
+    )
+    assert changed == 1, text[:2000]
+    booted = dataclasses.replace(r, name="R-booted", env={**r.env, "R_PROFILE": "boot.R"})
+    files = {"boot.R": stale.encode()}
+    result = execute(service, booted, SEARCH_PATH, files)
+    assert result.run is not None and result.run.stdout == DEFAULT_SEARCH_PATH, result.run
+    result = execute(service, booted, R_PROGRAM, files)
+    assert result.run is not None and result.run.ok, result.run
+    assert seen(result) == cold(service, "R", R_PROGRAM)
+    assert seen(execute(service, plain(r), SEARCH_PATH, {}))[1][0] == DEFAULT_SEARCH_PATH
+
+
+def multiple_r_programs(count: int) -> list[str]:
+    """MultiPL-E's R rows, each its GPT answer (right or wrong) followed by the row's tests."""
+    path = Path(__file__).parents[1] / "sandlot/judge/data/multiple_humaneval_r.jsonl.gz"
+    with gzip.open(path, "rt") as f:
+        rows = [json.loads(line) for line in itertools.islice(f, count)]
+    fenced = re.compile(r"```[rR]?\n(.*?)```", re.S)
+    return [
+        ((m.group(1) if (m := fenced.search(r["gpt_solution"])) else r["gpt_solution"]) + "\n"
+         + r["tests"])
+        for r in rows
+    ]  # fmt: skip
+
+
+# The one line that differs by run: how close a deep recursion came to the stack's limit.
+STACK_USAGE = re.compile(rb"C stack usage +\d+")
+
+
+def test_r_boot_file_changes_no_multiple_verdict(service):
+    """40 of MultiPL-E's R programs (they pass, fail their tests or recurse too deep) through the
+    jail, with the row and with R's default start: the same output and exit, program by program."""
+    r = service.registry.get("R")
+    exits = set()
+    for program in multiple_r_programs(40):
+        results = [execute(service, row, program, {}) for row in (r, plain(r))]
+        booted, cold_start = (STACK_USAGE.sub(b"", repr(seen(x)).encode()) for x in results)
+        assert booted == cold_start, program
+        exits.add(results[0].run.exit_code)
+    assert exits == {0, 1}, exits
+
+
+# A program that tries to write, open up and move its row's boot file: {path} is the file.
+BOOT_ATTACKS = {
+    "ruby": (
+        'path = "{path}"\n'
         'begin; File.write(path, "exit 0"); puts "CHANGED"; rescue SystemCallError; puts "refused"'
         "; end\n"
         'begin; File.chmod(0o666, path); puts "CHANGED"; rescue SystemCallError; puts "refused"'
         "; end\n"
         'begin; File.rename(path, path + ".x"); puts "CHANGED"; rescue SystemCallError'
         '; puts "refused"; end\n'
-    )
-    result = execute(service, service.registry.get("ruby"), attack, {})
+    ),
+    "R": (
+        'path <- "{path}"\n'
+        "w <- tryCatch({{ writeLines('quit()', path); TRUE }}, warning = function(w) FALSE,"
+        " error = function(e) FALSE)\n"
+        "for (changed in c(w, Sys.chmod(path, '666'), file.rename(path, paste0(path, '.x'))))\n"
+        "  cat(if (isTRUE(changed)) 'CHANGED' else 'refused', '\\n', sep = '')\n"
+    ),
+}
+BOOT_FILES = {"ruby": RUBY_BOOT, "R": R_BOOT}
+
+
+@pytest.mark.parametrize("name", sorted(BOOT_ATTACKS))
+def test_a_run_cannot_change_its_rows_boot_file_for_the_next(service, name):
+    boot = Path(BOOT_FILES[name].format(runtime=service.config.runtime_dir))
+    before = digests([boot])
+    attack = BOOT_ATTACKS[name].format(path=boot)
+    result = execute(service, service.registry.get(name), attack, {})
     assert result.run is not None and result.run.stdout == b"refused\n" * 3, result.run
     assert digests([boot]) == before
 
@@ -405,6 +524,25 @@ def test_setup_writes_rubys_boot_file_once_and_ruby_finds_gems_from_it(open_dir)
     for argv in (["/usr/bin/ruby", "--disable-gems", f"-r{boot}"], ["/usr/bin/ruby"]):
         done = subprocess.run([*argv, "-e", program], capture_output=True, text=True)
         assert (done.returncode, done.stdout, done.stderr) == (0, "[2, 3, 5, 7]\n", ""), argv
+
+
+def test_setup_writes_rs_boot_file_once_and_r_attaches_a_package_from_it(open_dir):
+    """Into a runtime dir of its own: written, then found current; an Rscript started from it
+    with no default package runs a program that uses stats and utils, as a plain Rscript does,
+    and has Debian's site profile's settings."""
+    row = next(r for r in LANGUAGES if r.name == "R")
+    setup = Setup(open_dir, (row,), log=lambda line: None)
+    assert "objects of" in ensure_r_boot(setup)
+    assert ensure_r_boot(setup) == "ok (already present)"
+    program = 'cat(median(c(5, 1, 3)), head(letters, 2), getOption("repos")[["CRAN"]], "\\n")'
+    env = {"PATH": "/usr/bin:/bin", "HOME": "/nonexistent"}
+    outputs = set()
+    for extra in ({}, {"R_DEFAULT_PACKAGES": "NULL", "R_PROFILE": R_BOOT.format(runtime=open_dir)}):
+        done = subprocess.run(["/usr/bin/Rscript", "-e", program], capture_output=True,
+                              text=True, env={**env, **extra})  # fmt: skip
+        assert done.returncode == 0 and done.stderr == "", done
+        outputs.add(done.stdout)
+    assert outputs == {"3 a b https://cloud.r-project.org \n"}
 
 
 def test_stamp_paths_are_what_the_rows_map():

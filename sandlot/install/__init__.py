@@ -10,7 +10,7 @@ own dependencies are known to work.
 
 The steps, in the order STEPS runs them: `apt.py` (Debian's packages), `python.py` (the sandbox
 Python), `go.py` (the toolchain and its warm build cache), `node.py` (npm packages, jest's
-files), `jvm.py` (class-data archives), `ruby.py` (the boot file Ruby starts from),
+files), `jvm.py` (class-data archives), `ruby.py` and `r.py` (the boot files Ruby and R start from),
 `rust.py` (crates), `catch2.py` (its main and header).
 What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands),
 `files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a step concern).
@@ -28,12 +28,13 @@ from sandlot.install.jvm import ensure_cds
 from sandlot.install.node import ensure_npm
 from sandlot.install.process import PROGRESS
 from sandlot.install.python import ensure_python
+from sandlot.install.r import ensure_r_boot
 from sandlot.install.rows import rows_using, rows_with, select_rows
 from sandlot.install.ruby import ensure_ruby_boot
 from sandlot.install.rust import ensure_rust_crates
 from sandlot.install.step import Setup, SetupError, Step
 from sandlot.languages.native import CATCH2_DIR
-from sandlot.languages.scripting import RUBY_DIR
+from sandlot.languages.scripting import R_DIR, RUBY_DIR
 
 __all__ = ["STEPS", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
 
@@ -45,6 +46,7 @@ STEPS: tuple[Step, ...] = (
     Step("npm packages", rows_with("npm"), ensure_npm),
     Step("JVM class-data archives", rows_with("cds"), ensure_cds),
     Step("ruby boot file", rows_using(RUBY_DIR), ensure_ruby_boot),
+    Step("R boot file", rows_using(R_DIR), ensure_r_boot),
     Step("rust crates", frozenset({"rust"}), ensure_rust_crates),
     Step("catch2", rows_using(CATCH2_DIR), ensure_catch2),
 )

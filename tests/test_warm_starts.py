@@ -34,6 +34,8 @@ import pytest
 
 from sandlot.config import Config
 from sandlot.executor import CodeRequest, Execution, Executor
+from sandlot.executor.guards import Seal
+from sandlot.executor.seal import SEAL_FILE, Opened, open_frame
 from sandlot.install import Setup
 from sandlot.install.jvm import ensure_cds
 from sandlot.install.r import ensure_r_boot
@@ -349,11 +351,30 @@ def test_setup_records_javacs_archive_and_javac_maps_it(tmp_path):
 def test_run_step_is_the_box_execute_runs(service):
     executor = service.require_executor()
     req = CodeRequest(language="c", code=HELLO["c"])
-    spec = asyncio.run(executor.run_step(req))
-    assert spec is not None and spec.argv == ("./main",) and "main" in spec.files
+    step = asyncio.run(executor.run_step(req))
+    assert step is not None
+    spec, secret = step
+    assert spec.argv == ("./main",) and "main" in spec.files and secret is None
     outcome = asyncio.run(executor.run_box(spec))
     assert outcome.ok and outcome.stdout == HELLO_WORLDS["c"].output.encode()
     assert asyncio.run(executor.run_step(CodeRequest(language="c", code="int main(){"))) is None
+
+
+def test_run_step_of_a_sealed_request_is_its_sealed_box(service):
+    """A benchmark's box of a judged program is the one execute runs: with its seal's file and
+    driver, the frame only this step's secret opens."""
+    executor = service.require_executor()
+    step = asyncio.run(executor.run_step(CodeRequest(language="python", code="print(1)",
+                                                     seal=Seal())))  # fmt: skip
+    assert step is not None
+    spec, secret = step
+    assert (
+        secret is not None
+        and SEAL_FILE in spec.files
+        and secret.decode() not in " ".join(spec.argv)
+    )
+    outcome = asyncio.run(executor.run_box(spec))
+    assert open_frame(outcome.stdout, secret) == Opened(b"", b"1\n")
 
 
 def test_hash_seed_of_node_is_not_observable(run):

@@ -208,7 +208,7 @@ class Executor:
             result.error = reason
             return result
         files = self._sources(row, req)
-        seal = req.seal or (Seal() if guards.sealed(row, req.code) else None)
+        seal = self._seal(row, req)
         try:
             async with self.admission.slot() as slot:
                 if row.compile is not None:
@@ -241,18 +241,24 @@ class Executor:
             limits=self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb),
         )  # fmt: skip
 
-    async def run_step(self, req: CodeRequest) -> RunSpec | None:
+    async def run_step(self, req: CodeRequest) -> tuple[RunSpec, bytes | None] | None:
         """The box `execute` runs for a request after its build (made or found in the compile
-        cache), or None when it does not build: what a benchmark runs to price the executor's
-        own work, or runs bare to price the box."""
+        cache) and the secret of its seal (None: not sealed), or None when it does not build:
+        what a benchmark runs to price the executor's own work, or runs bare to price the box."""
         row = self.check(req)
         files = self._sources(row, req)
+        seal = self._seal(row, req)
         if row.compile is not None:
             build, _ = await self._build(None, row, files, req)
             if not build.outcome.ok:
                 return None
             files = {**files, **build.artifacts}
-        return self._run_spec(row, req, files)
+        argv, run_files, secret = sealed_step(row, files, seal)
+        return self._run_spec(row, req, run_files, argv), secret if seal else None
+
+    def _seal(self, row: Language, req: CodeRequest) -> Seal | None:
+        """The request's seal, or a plain one when its row or code needs a seal anyway."""
+        return req.seal or (Seal() if guards.sealed(row, req.code) else None)
 
     def _sources(self, row: Language, req: CodeRequest) -> dict[str, bytes]:
         """What a build starts from: the request's files, a framework guard's, the code."""

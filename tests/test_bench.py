@@ -84,3 +84,33 @@ def test_startup_times_each_command() -> None:
     text = bench("bench/startup.py", "--times", "1")
     assert "`sandlot run hello.cpp`" in text
     assert "until /health ready" in text
+
+
+# The R row as it was before its boot file, and one that runs no program at all: what
+# bench/row_change.py compares this tree's R row with.
+R_TABLES = {"before": "env={}", "broken": """env={}, run=("/usr/bin/Rscript", "-e", "cat(1)")"""}
+R_TABLE = """\
+import dataclasses
+from sandlot.languages import scripting
+LANGUAGES = tuple(dataclasses.replace(row, binds=("/etc/R",), requires=("/usr/bin/Rscript",),
+                                      {fields})
+                  for row in scripting.ROWS if row.name == "R")
+"""
+
+
+@pytest.mark.parametrize("table", sorted(R_TABLES))
+def test_row_change_compares_a_rows_programs_output_by_output(tmp_path: Path, table: str) -> None:
+    (tmp_path / "table.py").write_text(R_TABLE.format(fields=R_TABLES[table]))
+    done = subprocess.run([sys.executable, "bench/row_change.py", "--language", "R",
+                           "--before-table", str(tmp_path / "table.py"), "--datasets",
+                           "multiple_r", "--limit", "12", "--mask", r"C stack usage +\d+"],
+                          cwd=REPO, timeout=600, capture_output=True, text=True)  # fmt: skip
+    assert "12 R programs of multiple_r" in done.stdout, done.stdout + done.stderr
+    if table == "before":
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "identical output and exit: 12 of 12" in done.stdout
+        assert "passing both ways: 0" not in done.stdout
+    else:  # every program differs: the first ten are shown
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "identical output and exit: 0 of 12" in done.stdout
+        assert "program 9: " in done.stdout and "... and 2 more programs" in done.stdout

@@ -112,7 +112,10 @@ ROWS: tuple[Language, ...] = (
         env={"R_DEFAULT_PACKAGES": "NULL", "R_PROFILE": R_BOOT},
         requires=("/usr/bin/Rscript", R_BOOT),
         apt=("r-base-core",),
-        summary="R's Rscript; the name is case-sensitive, as SandboxFusion's",
+        summary=(
+            "R's Rscript; default packages attached at first use; the name is case-sensitive,"
+            " as SandboxFusion's"
+        ),
     ),
     Language(
         name="racket",

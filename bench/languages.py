@@ -288,6 +288,16 @@ async def measure(
     return out
 
 
+def jail_service(uid_base: int, state_dir: str) -> Service:
+    """An in-process engine of one slot, its own uids and state; exit 2 when it has no jail."""
+    service = Service(Config.load(slots=1, uid_base=uid_base, state_dir=state_dir)).start()
+    if service.problem:
+        service.close()
+        print(f"isolation unavailable: {service.problem}", file=sys.stderr)
+        raise SystemExit(2)
+    return service
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=7)
@@ -298,11 +308,8 @@ def main() -> int:
     parser.add_argument("--before-table", type=Path, help="another table.py to measure alongside")
     args = parser.parse_args()
 
-    config = Config.load(slots=1, uid_base=UID_BASE, state_dir="/run/sandlot-bench-languages")
-    service = Service(config).start()
-    if service.problem:
-        print(f"isolation unavailable: {service.problem}", file=sys.stderr)
-        return 2
+    service = jail_service(UID_BASE, "/run/sandlot-bench-languages")
+    config = service.config
     before = None
     if args.before_table:
         table = Registry(load_table(args.before_table), config.runtime_dir)

@@ -33,9 +33,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from languages import load_table, run_bare
+from languages import jail_service, load_table, run_bare
 
-from sandlot.config import Config
 from sandlot.executor import CodeRequest, Executor
 from sandlot.executor.guards import Seal
 from sandlot.executor.seal import Opened, open_frame
@@ -117,11 +116,8 @@ def main() -> int:
     parser.add_argument("--mask", help="a regular expression blanked in both outputs")
     args = parser.parse_args()
 
-    config = Config.load(slots=1, uid_base=UID_BASE, state_dir="/run/sandlot-bench-row-change")
-    service = Service(config).start()
-    if service.problem:
-        print(f"isolation unavailable: {service.problem}", file=sys.stderr)
-        return 2
+    service = jail_service(UID_BASE, "/run/sandlot-bench-row-change")
+    config = service.config
     try:
         before = Registry(load_table(args.before_table), config.runtime_dir)
         name = service.registry.get(args.language).name

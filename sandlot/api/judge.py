@@ -14,10 +14,12 @@ from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
 from sandlot.errors import InvalidRequest
 from sandlot.judge import EvalResult as JudgeResult
-from sandlot.judge import JudgeConfig, TestOutcome
+from sandlot.judge import Judge, JudgeConfig, TestOutcome
 from sandlot.judge.batch import judge_many, number_samples, record
+from sandlot.judge.integrity import weakest
 from sandlot.judge.metrics import summarize
 from sandlot.wire.judge import (
+    DatasetInfo,
     EvalResult,
     EvalTestCase,
     EvaluateRequest,
@@ -25,6 +27,7 @@ from sandlot.wire.judge import (
     GetMetricsRequest,
     GetPromptByIdRequest,
     GetPromptsRequest,
+    LanguageIntegrity,
     Prompt,
     SampleVerdict,
     SubmitRequest,
@@ -82,6 +85,33 @@ def test_case(test: TestOutcome) -> EvalTestCase:
 async def list_datasets(service: ServiceDep) -> list[str]:
     """Every dataset id this server can judge."""
     return service.judge.datasets.names()
+
+
+@router.get("/v1/datasets", responses=ERRORS)
+async def datasets(service: ServiceDep) -> list[DatasetInfo]:
+    """Every dataset with its family, languages and integrity class (how its seal works, what it
+    attests, what is out of reach); `strict` refuses the "unsealed" ones unless asked."""
+    return await asyncio.to_thread(dataset_infos, service.judge)
+
+
+def dataset_infos(judge: Judge) -> list[DatasetInfo]:
+    out = []
+    for name in judge.datasets.names():
+        spec = judge.datasets.spec(name)
+        by_language = judge.dataset_integrity(name)
+        out.append(
+            DatasetInfo(
+                name=name,
+                aliases=list(spec.aliases),
+                family=spec.family,
+                summary=spec.summary,
+                integrity=weakest([i.level for i in by_language.values()]).value,
+                languages={
+                    lang: LanguageIntegrity(**i.as_dict()) for lang, i in by_language.items()
+                },
+            )
+        )
+    return out
 
 
 @router.post("/list_ids", responses=ERRORS)

@@ -52,6 +52,7 @@ async def health(service: ServiceDep) -> JSONResponse:
 
 
 @router.get("/languages")
+@router.get("/v1/languages")
 async def languages(service: ServiceDep) -> list[dict[str, object]]:
     """Every language this server knows, whether it can run it, and the toolchain version."""
     return service.languages()

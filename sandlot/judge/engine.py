@@ -26,7 +26,8 @@ from sandlot.judge.datasets import (
     DatasetSpec,
     row_id,
 )
-from sandlot.judge.families import FAMILIES
+from sandlot.judge.families import FAMILIES, reference
+from sandlot.judge.integrity import OUTPUT, Integrity, Level, lookup, of_job
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
 from sandlot.judge.verdicts import Verdict, of_execution
 
@@ -81,6 +82,7 @@ class Judge:
     def __init__(self, datasets: Datasets, executor: Callable[[], Executor]) -> None:
         self.datasets = datasets
         self._executor = executor  # resolved per call: the service may have no jail
+        self._integrity: dict[str, dict[str, Integrity]] = {}
 
     # -- problems and prompts ------------------------------------------------------------------
 
@@ -225,6 +227,16 @@ class Judge:
         if isinstance(job, Program):
             result.test_code = job.test_code
         problem = self._check_job(job)
+        if problem is None:
+            integrity = self.integrity(spec, job)
+            result.extra["integrity"] = integrity.level.value
+            if (strict(cfg) and integrity.level is Level.UNSEALED
+                    and not cfg.extra.get("allow_unsealed")):  # fmt: skip
+                raise InvalidRequest(
+                    f"{spec.name} ({job.language}) is judged unsealed: {integrity.sealed_by}. "
+                    "Under config.extra.strict it is refused; set config.extra.allow_unsealed to "
+                    "judge it anyway"
+                )
         if problem is not None:
             verdict, reason = problem
             result.extra.update(verdict=verdict.value, reason=reason)
@@ -237,6 +249,36 @@ class Judge:
         else:
             await self._run_stdio(job, cfg, result)
         return result
+
+    def dataset_integrity(self, name: str) -> dict[str, Integrity]:
+        """Each language of a dataset and its class: the language a row's reference solution is
+        assembled into (multi-language datasets), else the dataset's own."""
+        spec = self.datasets.spec(name)
+        cached = self._integrity.get(spec.name)
+        if cached is not None:
+            return cached
+        out: dict[str, Integrity] = {}
+        if spec.family == "stdio":
+            out["*"] = OUTPUT
+        elif spec.language is not None:
+            out[spec.language] = lookup(spec.family, spec.language)
+        else:
+            cfg = JudgeConfig()
+            for row in self.datasets.get(spec.name).rows:
+                completion = reference(spec.family, row)
+                job = self.assemble(spec, row, completion, cfg).job if completion else None
+                if job is not None and job.language not in out:
+                    out[self.resolve_language(job.language)] = self.integrity(spec, job)
+        self._integrity[spec.name] = out
+        return out
+
+    def integrity(self, spec: DatasetSpec, job: Program | StdioJob) -> Integrity:
+        """How far this job's verdict can be trusted (integrity.py)."""
+        name = self.resolve_language(job.language)
+        row = self.datasets.registry.rows.get(name)
+        framework = row is not None and row.guard is not None
+        sealed = isinstance(job, Program) and (job.seal or framework)
+        return of_job(spec.family, name, sealed=sealed, stdio=isinstance(job, StdioJob))
 
     def _check_job(self, job: Program | StdioJob) -> tuple[Verdict, str] | None:
         try:
@@ -389,9 +431,18 @@ def _post_check(job: Program, execution: Execution, code: str) -> str | None:
         return "the tests did not run to the end: the program exited early"
     if any(marker in run.stderr for marker in job.fail_markers):
         return "the tests reported a failure: " + run.stderr.decode(errors="replace")[-300:]
-    skipped = counts(execution.proof or b"").get("skipped", 0)
+    attested = counts(execution.proof or b"")
+    skipped = attested.get("skipped", 0)
     if skipped and not job.skips_allowed:
         return f"{skipped} test(s) were skipped: every test must run"
+    if job.tests is not None:
+        if job.tests <= 0:
+            return "the problem's tests hold no test: nothing was proven"
+        passed, failed = attested.get("passed"), attested.get("failed", 0)
+        if passed != job.tests or failed:
+            said = "no count" if passed is None else f"{passed} passed, {failed} failed"
+            return (f"the seal attests {said}, where the problem has {job.tests} test(s): the "
+                    "suite that ran is not the problem's")  # fmt: skip
     if job.require_stdout is not None and job.require_stdout not in run.stdout:
         said = run.stdout.decode(errors="replace")[-300:]
         return f"the output lacks {job.require_stdout.decode()!r}: {said}"

@@ -57,6 +57,10 @@ class Program:
     entry: str | None = None
     # Skipped tests are allowed (the dataset's own convention); else a run that skipped any fails.
     skips_allowed: bool = False
+    # How many tests the seal must attest passed (`passed=N` in its payload), as the judge counts
+    # them in the dataset's test text, outside the box: a suite that ran fewer, more or none, or
+    # one the answer replaced, never matches. None: the seal attests only the tests' end.
+    tests: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

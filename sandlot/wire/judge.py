@@ -160,3 +160,24 @@ class EvaluateResponse(BaseModel):
     accepted: int
     pass_at_k: dict[str, float]
     results: list[SampleVerdict]
+
+
+class LanguageIntegrity(BaseModel):
+    """How far a verdict in one language of a dataset can be trusted (README: Verdicts that
+    cannot be forged)."""
+
+    integrity: Literal["split", "output-checked", "in-process", "unsealed"]
+    sealed_by: str
+    attests: str
+    split: str
+    out_of_reach: str
+
+
+class DatasetInfo(BaseModel):
+    name: str
+    aliases: list[str]
+    family: str
+    summary: str
+    # The weakest class among its languages: what `strict` refuses when it is "unsealed".
+    integrity: Literal["split", "output-checked", "in-process", "unsealed"]
+    languages: dict[str, LanguageIntegrity]

@@ -1,0 +1,173 @@
+"""How far each dataset family's verdict can be trusted: its integrity class, one row per family
+and language, as data that /v1/datasets, the docs' table and `strict` read.
+
+A verdict is a reward, and a policy tuned for reward searches for the ways to fake it. What an
+answer can change about how it is judged is decided by how its family assembles the program, so
+each (family, language) says which of three classes it is in:
+
+- `split`: the answer is its own compilation unit, module or class, compiled (or loaded) apart
+  from the tests; the harness owns the entry point, the test runner, the seal and every name
+  they use, and the seal attests how many tests passed, a count the judge checks against the one
+  it reads from the dataset's test text;
+- `in-process`: sealed the same way, but the answer shares the tests' process and scope (a
+  scripting language, or a driver that runs both): what reaches into that process (reflection,
+  frames, its own memory) is out of reach of any guard, and `strict` narrows it where it can;
+- `output-checked`: the answer is the program's output for each case, compared outside the box
+  with an expected output the box never holds (stdin/stdout problems): nothing to forge but the
+  output itself;
+- `unsealed`: judged on the exit status or the output alone; `strict` refuses it unless the
+  request opts in (`config.extra.allow_unsealed`).
+
+Rows are looked up most specific first: (family, language), then (family, "*"), then
+("*", language); the last row is the default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Level(StrEnum):
+    SPLIT = "split"
+    OUTPUT = "output-checked"
+    IN_PROCESS = "in-process"
+    UNSEALED = "unsealed"
+
+
+# Weakest first: a dataset of several languages is as strong as its weakest.
+ORDER = (Level.UNSEALED, Level.IN_PROCESS, Level.OUTPUT, Level.SPLIT)
+
+
+@dataclass(frozen=True, slots=True)
+class Integrity:
+    level: Level
+    sealed_by: str  # what writes the seal, and where
+    attests: str  # what a valid seal says
+    split: str  # how the answer is kept apart from the harness ("" for none)
+    out_of_reach: str  # what no assembly here can stop
+    tests: str  # the tests that show it (a file, or file::test)
+
+    def as_dict(self) -> dict[str, str]:
+        return {
+            "integrity": self.level.value,
+            "sealed_by": self.sealed_by,
+            "attests": self.attests,
+            "split": self.split,
+            "out_of_reach": self.out_of_reach,
+        }
+
+
+UNSEALED = Integrity(
+    Level.UNSEALED,
+    sealed_by="nothing: the verdict is the program's exit status (or its output)",
+    attests="",
+    split="",
+    out_of_reach="an exit with success before the tests ran, and anything the program prints",
+    tests="tests/test_integrity_table.py",
+)
+
+OUTPUT = Integrity(
+    Level.OUTPUT,
+    sealed_by="no seal: each case's stdout is compared outside the box",
+    attests="",
+    split="the expected output never enters the box",
+    out_of_reach="nothing known: the program must print the right output for inputs it sees once",
+    tests="tests/test_integrity_table.py",
+)
+# A row whose tests have no place for the seal (no main to end, say): judged on its exit.
+NO_PLACE = Integrity(
+    Level.UNSEALED,
+    sealed_by="nothing: this problem's tests have no place for the seal (no main to end)",
+    attests="",
+    split="",
+    out_of_reach=UNSEALED.out_of_reach,
+    tests="tests/test_integrity_table.py",
+)
+
+_IN_PROCESS_REACH = (
+    "the answer runs in the tests' process: it can reach the seal's secret through reflection or "
+    "its own memory, and redefine what the tests call"
+)
+
+# (family, language) -> its class. "*" matches any. Families are the assemblers' names
+# (families.py); languages are the language table's row names.
+TABLE: dict[tuple[str, str], Integrity] = {
+    ("*", "python"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="the Python driver, after the tests' last statement",
+        attests="the tests ran to their end",
+        split="the answer is compiled on its own, before the tests; the tests are in memory only",
+        out_of_reach=_IN_PROCESS_REACH,
+        tests="tests/test_integrity.py",
+    ),
+    **{
+        ("*", lang): Integrity(
+            Level.IN_PROCESS,
+            sealed_by="the JavaScript driver, after the tests' last statement",
+            attests="the tests ran to their end",
+            split="the answer is compiled on its own, before the tests",
+            out_of_reach=_IN_PROCESS_REACH,
+            tests="tests/test_integrity.py",
+        )
+        for lang in ("nodejs", "typescript")
+    },
+    **{
+        ("*", lang): Integrity(
+            Level.IN_PROCESS,
+            sealed_by="statements in the program's text: the secret read before any code under "
+            "test runs, the seal written at the end of the tests' main",
+            attests="the tests' main ran to its end",
+            split="",
+            out_of_reach=_IN_PROCESS_REACH,
+            tests="tests/test_integrity.py",
+        )
+        for lang in ("cpp", "java", "csharp", "scala", "rust")
+    },
+    **{
+        ("*", lang): Integrity(
+            Level.IN_PROCESS,
+            sealed_by="a closure under a name drawn per submission, read first, called after the "
+            "tests' last statement",
+            attests="the tests ran to their end",
+            split="",
+            out_of_reach=_IN_PROCESS_REACH,
+            tests="tests/test_integrity.py",
+        )
+        for lang in ("php", "perl", "R", "bash", "racket", "kotlin_script", "ruby", "lua")
+    },
+    **{
+        ("*", lang): Integrity(
+            Level.IN_PROCESS,
+            sealed_by="the test framework's own hook, once it reported every test passed",
+            attests="the framework's counts of passed, failed and skipped tests",
+            split="",
+            out_of_reach=_IN_PROCESS_REACH,
+            tests="tests/test_integrity.py",
+        )
+        for lang in ("pytest", "jest", "junit", "go_test", "catch2", "D_ut")
+    },
+    ("*", "*"): UNSEALED,
+}
+
+
+def lookup(family: str, language: str) -> Integrity:
+    for key in ((family, language), (family, "*"), ("*", language), ("*", "*")):
+        if key in TABLE:
+            return TABLE[key]
+    return UNSEALED
+
+
+def of_job(family: str, language: str, *, sealed: bool, stdio: bool) -> Integrity:
+    """The class of one assembled job: its family's row, unless the job itself is weaker (a row
+    whose tests left no place for the seal; `sealed` counts a test framework's own seal)."""
+    if stdio:
+        return OUTPUT
+    row = lookup(family, language)
+    if row.level is not Level.UNSEALED and not sealed:
+        return NO_PLACE
+    return row
+
+
+def weakest(levels: list[Level]) -> Level:
+    return min(levels, key=ORDER.index) if levels else Level.UNSEALED

@@ -1,0 +1,68 @@
+"""The integrity classes: every shipped dataset says how far its verdicts can be trusted, in
+/v1/datasets, and `strict` refuses the unsealed ones unless the request opts in."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from sandlot.api.judge import dataset_infos
+from sandlot.judge import Datasets, Judge
+from sandlot.judge.integrity import TABLE, Level, lookup, weakest
+from sandlot.languages import LANGUAGES, Registry
+from tests.conftest import Server
+
+DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
+
+
+def no_executor():
+    raise AssertionError("listing integrity runs nothing")
+
+
+@pytest.fixture(scope="module")
+def infos() -> dict[str, dict]:
+    judge = Judge(DATASETS, no_executor)
+    return {d.name: d.model_dump() for d in dataset_infos(judge)}
+
+
+def test_every_shipped_dataset_has_a_class_for_each_of_its_languages(infos) -> None:
+    assert set(infos) == set(DATASETS.names())
+    for name, info in infos.items():
+        assert info["languages"], name
+        levels = [Level(i["integrity"]) for i in info["languages"].values()]
+        assert info["integrity"] == weakest(levels).value, name
+        for lang, integrity in info["languages"].items():
+            assert integrity["sealed_by"], (name, lang)
+
+
+def test_the_classes_of_a_few_families_are_what_they_are(infos) -> None:
+    assert infos["code_contests"]["integrity"] == "output-checked"
+    assert infos["verilogeval_human"]["integrity"] == "unsealed"
+    assert infos["humaneval_python"]["integrity"] != "unsealed"
+    # a dataset of several languages lists each, and is as strong as its weakest
+    assert {"python", "cpp", "java"} <= set(infos["mbxp_v1_en"]["languages"])
+
+
+def test_lookup_goes_from_the_most_specific_row_to_the_default() -> None:
+    assert lookup("humaneval", "python") is TABLE[("*", "python")]
+    assert lookup("no-such-family", "no-such-language") is TABLE[("*", "*")]
+    assert lookup("x", "no-such-language").level is Level.UNSEALED
+
+
+@pytest.mark.root
+def test_v1_datasets_over_http_and_strict_refuses_an_unsealed_family(server: Server) -> None:
+    with httpx.Client(base_url=server.url, timeout=300) as api:
+        listed = {d["name"]: d for d in api.get("/v1/datasets").json()}
+        assert listed["verilogeval_human"]["integrity"] == "unsealed"
+        assert listed["humaneval_python"]["languages"]["python"]["integrity"] == "in-process"
+        body = {"dataset": "verilogeval_human", "id": 0, "completion": "module x; endmodule"}
+        refused = api.post("/submit", json={**body, "config": {"extra": {"strict": True}}})
+        assert refused.status_code == 400, refused.text
+        assert "allow_unsealed" in refused.json()["detail"]
+        opted = {"extra": {"strict": True, "allow_unsealed": True}}
+        judged = api.post("/submit", json={**body, "config": opted})
+        assert judged.status_code == 200, judged.text
+        assert judged.json()["extra"]["integrity"] == "unsealed"
+        # not strict: judged, and the result says how far to trust it
+        plain = api.post("/submit", json=body).json()
+        assert plain["extra"]["integrity"] == "unsealed" and not plain["accepted"]

@@ -261,12 +261,14 @@ def test_python_limits_pass_unless_strict_stops_them(api: httpx.Client, limit: s
 
 
 def test_strict_keeps_plain_data_and_the_librarys_objects(api: httpx.Client) -> None:
-    code = ("import re, fractions\nclass Num(int):\n    pass\n"
+    code = ("import re, fractions, collections\n"
             "def f():\n"
-            "    return [Num(3), (1.5, 'a'), {'k': {2, 3}}, None, True, b'x']\n"
+            "    return [3, (1.5, 'a'), {'k': {2, 3}}, None, True, b'x',"
+            " collections.Counter('aab')]\n"
             "def g():\n    return bool(re.match('a', 'abc')), fractions.Fraction(1, 2)\n"
             "def sum(a, b):\n    return a + b\n")  # fmt: skip
-    tests = [{"input": "f()", "expected": "[3, (1.5, 'a'), {'k': {2, 3}}, None, True, b'x']"},
+    tests = [{"input": "f()",
+              "expected": "[3, (1.5, 'a'), {'k': {2, 3}}, None, True, b'x', {'a': 2, 'b': 1}]"},
              {"input": "g()", "expected": "(True, fractions.Fraction(2, 4))"},
              {"input": "sum(1, 2)", "expected": "3"}]  # fmt: skip
     out = cases(api, code, "python", tests, strict=True)
@@ -278,6 +280,37 @@ def test_strict_keeps_plain_data_and_the_librarys_objects(api: httpx.Client) -> 
                     [{"input": "f()", "expected": "1"}], strict=True)  # fmt: skip
         assert out["passed"] is False
         assert "is not plain data" in out["tests"][0]["run_result"]["stderr"]
+
+
+# Classes of the answer's making that compare as it likes, with no code of its own in them: a
+# method borrowed from a built-in under another name, a built-in standing in for a method, a
+# subclass of a built-in, and the same with a library's module name forged.
+BORROWED = {
+    "eq_borrowed_from_a_builtin": "class Liar(int):\n    __eq__ = int.__ge__\n",
+    "eq_is_a_builtin_type": "class Liar(int):\n    __eq__ = str\n",
+    "eq_borrowed_from_another_builtin": "class Liar(str):\n    __eq__ = str.__contains__\n",
+    "a_plain_subclass_of_a_builtin": "class Liar(int):\n    pass\n",
+    "a_forged_library_module": "class Liar(int):\n    __eq__ = int.__ge__\n"
+    "Liar.__module__ = 'collections'\n",
+}
+
+
+@pytest.mark.parametrize("hack", BORROWED)
+def test_strict_refuses_classes_of_the_answers_making(api: httpx.Client, hack: str) -> None:
+    # the wrong answer: add(1, 2) gives 10**6, which a Liar(int) makes "equal" to 3
+    code = BORROWED[hack] + "def add(a, b):\n    return Liar(10 ** 6 if a == 1 else a + b)\n"
+    case = [{"input": "add(1, 2)", "expected": "3"}]
+    out = cases(api, code, "python", case, strict=True)
+    assert out["passed"] is False
+    assert "is not plain data" in out["tests"][0]["run_result"]["stderr"], out
+    # the judge: HumanEval/0's answer is a bool made a Liar (True == False under __ge__)
+    judged = BORROWED[hack] + "def has_close_elements(numbers, threshold):\n    return Liar(1)\n"
+    assert not judge(api, "humaneval", "HumanEval/0", judged, strict=True)["accepted"]
+    # the control: the plain wrong answer is rejected too, and the right one passes strict
+    assert cases(api, "def add(a, b):\n    return 10 ** 6\n", "python", case,
+                 strict=True)["passed"] is False  # fmt: skip
+    assert cases(api, "def add(a, b):\n    return a + b\n", "python", case,
+                 strict=True)["passed"] is True  # fmt: skip
 
 
 def test_gc_walk_reads_the_tests_held_in_memory(api: httpx.Client) -> None:

@@ -37,25 +37,29 @@ def test_every_shipped_dataset_has_a_class_for_each_of_its_languages(infos) -> N
 
 def test_the_classes_of_a_few_families_are_what_they_are(infos) -> None:
     assert infos["code_contests"]["integrity"] == "output-checked"
-    assert infos["verilogeval_human"]["integrity"] == "unsealed"
+    assert infos["verilogeval_human"]["integrity"] == "split"
+    assert infos["humanevalds_v1_en"]["languages"]["julia"]["integrity"] == "unsealed"
     assert infos["humaneval_python"]["integrity"] != "unsealed"
     # a dataset of several languages lists each, and is as strong as its weakest
     assert {"python", "cpp", "java"} <= set(infos["mbxp_v1_en"]["languages"])
 
 
 def test_lookup_goes_from_the_most_specific_row_to_the_default() -> None:
-    assert lookup("humaneval", "python") is TABLE[("*", "python")]
-    assert lookup("no-such-family", "no-such-language") is TABLE[("*", "*")]
-    assert lookup("x", "no-such-language").level is Level.UNSEALED
+    assert lookup("humaneval_python", "humaneval", "python") is TABLE[("*", "python")]
+    assert lookup("bigcodebench", "humaneval", "python") is TABLE[("bigcodebench", "python")]
+    assert lookup("x", "no-such-family", "no-such-language") is TABLE[("*", "*")]
+    assert lookup("x", "x", "no-such-language").level is Level.UNSEALED
 
 
 @pytest.mark.root
 def test_v1_datasets_over_http_and_strict_refuses_an_unsealed_family(server: Server) -> None:
     with httpx.Client(base_url=server.url, timeout=300) as api:
         listed = {d["name"]: d for d in api.get("/v1/datasets").json()}
-        assert listed["verilogeval_human"]["integrity"] == "unsealed"
+        assert listed["verilogeval_human"]["integrity"] == "split"
         assert listed["humaneval_python"]["languages"]["python"]["integrity"] == "in-process"
-        body = {"dataset": "verilogeval_human", "id": 0, "completion": "module x; endmodule"}
+        assert listed["humanevalds_v1_en"]["integrity"] == "unsealed"  # its julia rows
+        # a julia row: refused under strict whether or not julia is installed here
+        body = {"dataset": "humanevalds_v1_en", "id": 470, "completion": "```julia\nx\n```"}
         refused = api.post("/submit", json={**body, "config": {"extra": {"strict": True}}})
         assert refused.status_code == 400, refused.text
         assert "allow_unsealed" in refused.json()["detail"]

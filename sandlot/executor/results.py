@@ -33,6 +33,7 @@ class Verdict(StrEnum):
     COMPILE_ERROR = "compile_error"
     SANDBOX_ERROR = "sandbox_error"
     NO_CODE = "no_code"
+    REFUSED = "refused"  # not run: the answer holds what its family may not (not data, say)
     SKIPPED = "skipped"  # not run: an earlier case failed and run_all_cases is off
 
 

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 from sandlot.executor.seal import SEAL_FILE as SEAL
-from sandlot.judge import reports
+from sandlot.judge import python_tests, reports
 from sandlot.judge.extract import Extracted, fenced_blocks
 from sandlot.judge.plans import Assembled, Program
 from sandlot.judge.splices import Row
@@ -34,7 +34,9 @@ def python(row: Row, completion: str, ex: Extracted) -> Assembled:
     files[_sources(row)[0]] = ex.code.encode()
     test_path, test_text = next(iter(row.get("test_files", {}).items()))
     files.pop(test_path, None)
-    return Assembled(ex, Program("pytest", test_text, test_text, files=files, run_timeout=60))
+    count = python_tests.collect(test_text, pytest=True).tests
+    return Assembled(ex, Program("pytest", test_text, test_text, files=files, run_timeout=60,
+                                 tests=count))  # fmt: skip
 
 
 def rust(row: Row, completion: str, ex: Extracted) -> Assembled:

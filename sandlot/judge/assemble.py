@@ -7,7 +7,6 @@ plus stdin/stdout cases. Nothing here runs code.
 
 from __future__ import annotations
 
-import ast
 import base64
 import json
 import re
@@ -15,7 +14,15 @@ from collections.abc import Callable
 from typing import Any
 
 from sandlot.errors import InvalidRequest
-from sandlot.judge import braces, guards, harnesses, reports
+from sandlot.judge import (
+    braces,
+    crux,
+    guards,
+    harnesses,
+    python_tests,
+    reports,
+    verilog_rules,
+)
 from sandlot.judge.checkers import Checker
 from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import Extracted, cut_at, extract
@@ -63,12 +70,17 @@ def no_code(extracted: Extracted, why: str = "") -> Assembled:
     return Assembled(extracted, None, reason)
 
 
-def python_program(answer: str, tests: str, **kw: Any) -> Program:
+def refuse(extracted: Extracted, why: str) -> Assembled:
+    """The answer was found, read and refused before anything ran."""
+    return Assembled(extracted, None, why, refused=True)
+
+
+def python_program(answer: str, test_code: str, **kw: Any) -> Program:
     """The answer then its tests, as one sealed Python program: the driver compiles the answer
     on its own and runs the tests after it (sandlot/executor/guards/python_driver.py)."""
     if answer and not answer.endswith("\n"):
         answer += "\n"
-    return Program("python", answer + tests, tests, seal=True, tests_at=len(answer), **kw)
+    return Program("python", answer + test_code, test_code, seal=True, tests_at=len(answer), **kw)
 
 
 _UNINDENTED = re.compile(r"\n(?=\S)")
@@ -120,9 +132,13 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
     if ex.empty:
         return no_code(ex)
     test = row.get("test", "")
+    if p.get("unittest"):  # BigCodeBench: TestCase classes, which the driver runs and counts
+        found = python_tests.collect(test)
+        program = python_program(f"{PY_IMPORTS}{solution}\n\n", f"{test}\n",
+                                 run_timeout=p.get("run_timeout"), entry=entry,
+                                 unittest=found.unittest_classes, tests=found.tests)  # fmt: skip
+        return Assembled(ex, program)
     call = "" if re.search(r"^check\(", test, re.M) or not entry else f"\ncheck({entry})\n"
-    if p.get("unittest"):  # BigCodeBench: TestCase classes, no check function
-        call = harnesses.UNITTEST_MAIN
     program = python_program(f"{PY_IMPORTS}{solution}\n\n", f"{test}\n{call}",
                              run_timeout=p.get("run_timeout"), entry=entry)  # fmt: skip
     return Assembled(ex, program)
@@ -166,20 +182,6 @@ def cruxeval_answer(completion: str) -> tuple[Extracted, str]:
     return ex, answer
 
 
-def _split_eq(expr: str) -> tuple[str, str] | None:
-    """`left == right` as source segments, if expr is such a comparison."""
-    try:
-        node = ast.parse(expr, mode="eval").body
-    except SyntaxError:
-        return None
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
-        left = ast.get_source_segment(expr, node.left)
-        right = ast.get_source_segment(expr, node.comparators[0])
-        if left is not None and right is not None:
-            return left, right
-    return None
-
-
 def build_cruxeval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     mode = cfg.extra.get("mode", "output")
     if mode not in ("input", "output"):
@@ -187,47 +189,69 @@ def build_cruxeval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     ex, answer = cruxeval_answer(completion)
     if not answer:
         return no_code(ex, "no answer found in the completion")
-    if "gt" in row:
-        return _cruxeval_x(row, ex, answer, mode, p)
-    pair = _split_eq(answer)
-    if mode == "output":
-        value = pair[1] if pair and pair[0].lstrip().startswith("f(") else answer
-        test = f"assert {value} == f({row['input']})"
-    else:
-        call = pair[0] if pair else answer
-        if not call.lstrip().startswith("f("):
-            call = f"f({call})"
-        test = f"assert {call} == {row['output']}"
     extracted = Extracted(answer, ex.kind, ex.how, ex.language)
+    try:
+        if "gt" in row:
+            return _cruxeval_x(row, extracted, answer, mode, p)
+        if mode == "output":
+            test = f"assert {crux.python_output(answer)} == f({row['input']})"
+        else:
+            test = f"assert f({crux.python_input(answer, row['code'])}) == {row['output']}"
+    except crux.NotData as exc:
+        return refuse(extracted, f"the answer is not data: {exc}")
     return Assembled(extracted, python_program(f"{row['code']}\n", f"{test}\n",
                                                run_timeout=p.get("run_timeout")))  # fmt: skip
 
 
+# What a CRUXEval-X test calls the function it is about, in any of its languages' forms.
+_CRUX_CALLEES = ("candidate", "f", "F")
+
+
 def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Assembled:
-    """The answer in the blank of the row's test in its language (the id's prefix), as
-    SandboxFusion fills it: an input answer that is not already the call becomes one."""
+    """The answer, read as data (crux.py), in the blank of the row's test in its language (the
+    id's prefix); an input answer may be the call itself, whose arguments go in the blank."""
     lang = "_".join(str(row["id"]).split("_")[:-1])
     call = dialect(lang).crux_call
     if call is None:
         raise InvalidRequest(f"cruxeval_x: row {row['id']!r} names no known language")
     language = p.get("resolve", lambda x: x)(lang)
-    # The seal goes in the test before the answer is put in (an answer is an expression: it may
-    # exit too).
-    guarded, sealed = guards.guard_end(row["input"] if mode == "input" else row["output"],
-                                       language)  # fmt: skip
-    if mode == "input":
-        if call[: call.index("????")] not in answer:
-            answer = call.replace("????", answer)
-        test = guarded.replace(call, answer)
+    if language == "python":
+        blank = (crux.python_input(answer, row["code"], _CRUX_CALLEES) if mode == "input"
+                 else crux.python_output(answer, _CRUX_CALLEES))  # fmt: skip
+    elif mode == "input":
+        labels = frozenset(re.findall(r"(\w+)\s*:", _crux_declaration(row["code"])))
+        blank = crux.literal(_crux_arguments(answer, call), lang, labels)
     else:
-        test = guarded.replace("????", answer)
-    extracted = Extracted(answer, ex.kind, ex.how, ex.language)
+        blank = crux.literal(answer, lang)
+    # The seal goes in the test before the answer is put in.
+    guarded, sealed = guards.guard_end(row[mode], language)
+    test = guarded.replace("????", blank)
+    extracted = Extracted(blank, ex.kind, ex.how, ex.language)
     if language == "python":
         return Assembled(extracted, python_program(row["code"], test, run_timeout=30))
     full = row["code"] + test
     program = Program(language, guards.with_start(full, language) if sealed else full, test,
-                      run_timeout=30, compile_timeout=30, seal=sealed)  # fmt: skip
+                      run_timeout=30, compile_timeout=30, seal=sealed,
+                      fail_markers=dialect(language).fail_markers)  # fmt: skip
     return Assembled(extracted, program)
+
+
+def _crux_arguments(answer: str, call: str) -> str:
+    """The arguments of an input answer written as the whole call (`candidate(1, 2)`), else the
+    answer: what goes in the blank of the test's own call."""
+    text = answer.strip()
+    before, after = call.split("????", 1)
+    forms = [(before, after)] + [(f"{name}(", ")") for name in _CRUX_CALLEES]
+    for head, tail in forms:
+        if text.startswith(head) and text.endswith(tail) and len(text) >= len(head + tail):
+            return text[len(head) : len(text) - len(tail)]
+    return text
+
+
+def _crux_declaration(code: str) -> str:
+    """The line of `code` that declares the function `f` (Swift's labels are in it)."""
+    found = re.search(r"^.*\bf\s*\(.*$", code, re.M)
+    return found.group() if found else ""
 
 
 def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
@@ -281,8 +305,10 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     for marker, line in d.optional_imports:
         if marker not in code:
             template = template.replace(line, "")
+    files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
+    found = None
     if resolved == "python":
-        template = _unittest_result(template)
+        template, found = _python_unittest(template, files)
     program_template, sealed = guards.guard_end(template, resolved)
     if slot >= 0:
         full = program_template.replace("#<INSERT>", code)
@@ -292,34 +318,31 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     if sealed:
         full = guards.with_start(full, resolved)
     forbidden = dialect(language).mbxp_forbidden if p.get("mbxp") else ()
-    files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
     if resolved == "python":
         checked = re.search(r"^\w*check\((\w+)\)\s*$", template, re.M)
         entry = checked.group(1) if checked else None
+        classes = found.unittest_classes if found is not None else ()
         return Assembled(ex, python_program(full[:answer_end], full[answer_end:], files=files,
                                             run_timeout=p.get("run_timeout"), forbidden=forbidden,
-                                            fetch=fetch, entry=entry))  # fmt: skip
+                                            fetch=fetch, entry=entry,
+                                            unittest=classes or None,
+                                            tests=found.tests if classes else None))  # fmt: skip
     program = Program(language, full, template, files=files, run_timeout=p.get("run_timeout"),
                       forbidden=forbidden, fail_markers=d.fail_markers, seal=sealed,
                       fetch=fetch)  # fmt: skip
     return Assembled(ex, program)
 
 
-_UNITTEST_MAIN = re.compile(r"^([ \t]*)unittest\.main\((.*)\)[ \t]*$", re.M)
-
-
-def _unittest_result(template: str) -> str:
-    """`unittest.main(...)` ends the program with sys.exit, which a sealed program must not:
-    run it without exiting, and fail unless every test passed and none was skipped."""
-
-    def run(m: re.Match[str]) -> str:
-        indent, args = m.group(1), m.group(2).strip()
-        result = f"{indent}__sandlot_result = unittest.main({args}{', ' if args else ''}exit=False)"
-        check = (f"{indent}if not __sandlot_result.result.wasSuccessful() or "
-                 f"__sandlot_result.result.skipped:\n{indent}    raise SystemExit(1)")  # fmt: skip
-        return f"{result}\n{check}"
-
-    return _UNITTEST_MAIN.sub(run, template)
+def _python_unittest(template: str, files: dict[str, bytes]) -> tuple[str, python_tests.Collected]:
+    """A Python test program whose `unittest.main(...)` the driver stands in for: the call goes,
+    and a test module it loads from the row's files comes into the tests' text (in memory only:
+    on disk, the answer could swap it), with the classes to run and their count."""
+    template, module = python_tests.without_unittest_main(template)
+    source = files.pop(f"{module}.py", None) if module else None
+    if source is not None:
+        text, _ = python_tests.without_unittest_main(source.decode(errors="replace"))
+        template = f"{template}\n{text}\n"
+    return template, python_tests.collect(template.replace("#<INSERT>", ""))
 
 
 def class_members(code: str, template: str, slot: int, language: str) -> str:
@@ -339,6 +362,9 @@ def class_members(code: str, template: str, slot: int, language: str) -> str:
     return members
 
 
+NCB_ANSWER = "solution.py"
+
+
 def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     test = ensure_json(row.get("test")) or {}
     if p.get("language") == "junit":
@@ -347,9 +373,13 @@ def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled
     if ex.empty:
         return no_code(ex)
     code = cut_at(ex.code, PY_TAIL_MARKERS)
-    full = f"import pytest\n{code}\n\n{test.get('code', '')}\n"
-    return Assembled(ex, Program("pytest", full, test.get("code"),
-                                files=decode_assets(test.get("asset"))))  # fmt: skip
+    # The answer is a module of its own, which the tests import: it cannot close or swallow
+    # their text; tests it brings along are counted, and no count but the tests' own passes.
+    files = {**decode_assets(test.get("asset")), NCB_ANSWER: code.encode()}
+    tests = test.get("code", "")
+    full = f"import pytest\nfrom {NCB_ANSWER.removesuffix('.py')} import *\n\n{tests}\n"
+    return Assembled(ex, Program("pytest", full, tests, files=files,
+                                tests=python_tests.collect(tests, pytest=True).tests))  # fmt: skip
 
 
 def _ncb_java(row: Row, completion: str, test: dict) -> Assembled:
@@ -384,9 +414,12 @@ def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
     header = re.search(r"\bmodule\s+top_module\b[^;]*;", body)
     if header:  # a whole module was given: keep its body, the preface declares the ports
         body = body[header.end() :]
+    why = verilog_rules.refusal(body, row["test"])
+    if why is not None:
+        return refuse(ex, why)
     code = f"{row['test']}\n{row.get('code_preface', '')}{body}\n"
     return Assembled(ex, Program("verilog", code, row["test"], run_timeout=30,
-                                require_stdout=b"Mismatches: 0 in"))  # fmt: skip
+                                stdout_check=verilog_rules.summary_passes))  # fmt: skip
 
 
 def build_lcb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

@@ -220,23 +220,23 @@ class Judge:
         )  # fmt: skip
         job = assembled.job
         if job is None:
-            result.extra.update(verdict=Verdict.NO_CODE.value, reason=assembled.reason)
+            verdict = Verdict.REFUSED if assembled.refused else Verdict.NO_CODE
+            result.extra.update(verdict=verdict.value, reason=assembled.reason)
             return result
         result.extra["language"] = job.language
         result.full_code = job.code
         if isinstance(job, Program):
             result.test_code = job.test_code
+        integrity = self.integrity(spec, job)
+        result.extra["integrity"] = integrity.level.value
+        unsealed = integrity.level is Level.UNSEALED
+        if unsealed and strict(cfg) and not cfg.extra.get("allow_unsealed"):
+            raise InvalidRequest(
+                f"{spec.name} ({job.language}) is judged unsealed: {integrity.sealed_by}. "
+                "Under config.extra.strict it is refused; set config.extra.allow_unsealed to "
+                "judge it anyway"
+            )
         problem = self._check_job(job)
-        if problem is None:
-            integrity = self.integrity(spec, job)
-            result.extra["integrity"] = integrity.level.value
-            if (strict(cfg) and integrity.level is Level.UNSEALED
-                    and not cfg.extra.get("allow_unsealed")):  # fmt: skip
-                raise InvalidRequest(
-                    f"{spec.name} ({job.language}) is judged unsealed: {integrity.sealed_by}. "
-                    "Under config.extra.strict it is refused; set config.extra.allow_unsealed to "
-                    "judge it anyway"
-                )
         if problem is not None:
             verdict, reason = problem
             result.extra.update(verdict=verdict.value, reason=reason)
@@ -261,7 +261,7 @@ class Judge:
         if spec.family == "stdio":
             out["*"] = OUTPUT
         elif spec.language is not None:
-            out[spec.language] = lookup(spec.family, spec.language)
+            out[spec.language] = lookup(spec.name, spec.family, spec.language)
         else:
             cfg = JudgeConfig()
             for row in self.datasets.get(spec.name).rows:
@@ -278,7 +278,8 @@ class Judge:
         row = self.datasets.registry.rows.get(name)
         framework = row is not None and row.guard is not None
         sealed = isinstance(job, Program) and (job.seal or framework)
-        return of_job(spec.family, name, sealed=sealed, stdio=isinstance(job, StdioJob))
+        stdio = isinstance(job, StdioJob)
+        return of_job(spec.name, spec.family, name, sealed=sealed, stdio=stdio)
 
     def _check_job(self, job: Program | StdioJob) -> tuple[Verdict, str] | None:
         try:
@@ -304,7 +305,7 @@ class Judge:
     async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
         if job.run_timeout is None:
             job.run_timeout = PROGRAM_TIMEOUT
-        seal = Seal(job.tests_at, strict(cfg), job.entry) if job.seal else None
+        seal = Seal(job.tests_at, strict(cfg), job.entry, job.unittest) if job.seal else None
         request = self._request(job.language, job.code, cfg, job, files=job.files,
                                 fetch=job.fetch, seal=seal)  # fmt: skip
         execution = await self._execute(request)
@@ -443,9 +444,10 @@ def _post_check(job: Program, execution: Execution, code: str) -> str | None:
             said = "no count" if passed is None else f"{passed} passed, {failed} failed"
             return (f"the seal attests {said}, where the problem has {job.tests} test(s): the "
                     "suite that ran is not the problem's")  # fmt: skip
-    if job.require_stdout is not None and job.require_stdout not in run.stdout:
-        said = run.stdout.decode(errors="replace")[-300:]
-        return f"the output lacks {job.require_stdout.decode()!r}: {said}"
+    if job.stdout_check is not None:
+        why = job.stdout_check(run.stdout)
+        if why is not None:
+            return f"{why}: {run.stdout.decode(errors='replace')[-300:]}"
     return None
 
 

@@ -149,14 +149,6 @@ def main():
 main()
 """.replace("@MODULES@", repr(LCB_PRELUDE_MODULES))
 
-# BigCodeBench's tests are unittest TestCases: run them all; a failure exits 1, success goes on to
-# the program's end (where the run's seal is written).
-UNITTEST_MAIN = """
-import sys as __sandlot_sys, unittest as __sandlot_unittest
-if not __sandlot_unittest.main(argv=["tests"], exit=False, verbosity=1).result.wasSuccessful():
-    __sandlot_sys.exit(1)
-"""
-
 # JavaScript test files of HumanEval-X use console.assert, which only logs: make it fail the run.
 JS_STRICT_ASSERT = (
     "console.assert = (cond, ...msg) => { if (!cond) { "

@@ -18,7 +18,7 @@ each (family, language) says which of three classes it is in:
 - `unsealed`: judged on the exit status or the output alone; `strict` refuses it unless the
   request opts in (`config.extra.allow_unsealed`).
 
-Rows are looked up most specific first: (family, language), then (family, "*"), then
+Rows are looked up most specific first: (dataset, language), (family, language), (family, "*"),
 ("*", language); the last row is the default.
 """
 
@@ -148,22 +148,92 @@ TABLE: dict[tuple[str, str], Integrity] = {
         for lang in ("pytest", "jest", "junit", "go_test", "catch2", "D_ut")
     },
     ("*", "*"): UNSEALED,
+    # -- Python's families, where they differ from the driver's row -------------------------
+    ("bigcodebench", "python"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="the Python driver runs the tests' TestCase classes itself, with the unittest "
+        "it imported before the answer ran: no load_tests, runner or module of the answer's is "
+        "asked",
+        attests="passed=N for the N test methods in the tests' text, none failed or skipped",
+        split="the answer is compiled on its own, before the tests; the tests are in memory only",
+        out_of_reach=_IN_PROCESS_REACH + " (unittest's own classes and assertions among it)",
+        tests="tests/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
+    ),
+    ("insert", "python"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="the Python driver, after the tests' last statement; a row's unittest classes "
+        "(and the test module it loads, read into memory) are run by the driver itself",
+        attests="the tests ran to their end; for unittest rows, passed=N for their N test methods",
+        split="the answer is compiled on its own, before the tests; the tests are in memory only",
+        out_of_reach=_IN_PROCESS_REACH,
+        tests="tests/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
+    ),
+    ("ncb", "pytest"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="sandlot's pytest plugin, loaded before any test module, once pytest reported "
+        "every test passed",
+        attests="passed=N for the N tests pytest collects from the tests' text (a test the answer "
+        "brings along changes N), none failed or skipped",
+        split="the answer is a module of its own (solution.py) that the tests import",
+        out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
+        tests="tests/test_reward_hacks_python.py::test_ncb_pytest_hack_is_rejected",
+    ),
+    ("aider", "pytest"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="sandlot's pytest plugin, once pytest reported every test passed",
+        attests="passed=N for the N tests of the exercise's test file, none failed or skipped",
+        split="the answer is the exercise's module, which the test file imports",
+        out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
+        tests="tests/test_integrity.py",
+    ),
+    ("cruxeval", "*"): Integrity(
+        Level.SPLIT,
+        sealed_by="the language's seal (Python's driver, or the guard of CRUXEval-X's language)",
+        attests="the test ran to its end",
+        split="the answer is data: parsed (Python) or scanned as a literal of its language, and "
+        "written into the test anew; no code of the answer's runs (Python input-mode lambdas "
+        "hold only comparisons and methods of their own parameters)",
+        out_of_reach="a row whose test ignores the answer (CRUXEval-X perl_0, as in SandboxFusion)",
+        tests="tests/test_reward_hacks_python.py",
+    ),
+    ("verilog", "verilog"): Integrity(
+        Level.SPLIT,
+        sealed_by='no seal: the testbench\'s one summary line ("Mismatches: 0 in N samples", '
+        "N > 0) is the verdict",
+        attests="",
+        split="the answer is one module whose only channel to the testbench is its ports: "
+        "system tasks (but pure functions such as $bits), hierarchical names, force, defparam, "
+        "compiler directives and the testbench's own modules are refused before it runs",
+        out_of_reach="nothing known",
+        tests="tests/test_reward_hacks_python.py::"
+        "test_verilog_answer_reaching_past_its_ports_is_refused",
+    ),
+    ("repobench", "*"): Integrity(
+        Level.OUTPUT,
+        sealed_by="no seal: the answer's first line of code is compared token by token with the "
+        "row's next line, outside the box",
+        attests="",
+        split="nothing of the answer runs",
+        out_of_reach="nothing known",
+        tests="tests/test_judge_datasets.py",
+    ),
 }
 
 
-def lookup(family: str, language: str) -> Integrity:
-    for key in ((family, language), (family, "*"), ("*", language), ("*", "*")):
+def lookup(dataset: str, family: str, language: str) -> Integrity:
+    keys = ((dataset, language), (family, language), (family, "*"), ("*", language), ("*", "*"))
+    for key in keys:
         if key in TABLE:
             return TABLE[key]
     return UNSEALED
 
 
-def of_job(family: str, language: str, *, sealed: bool, stdio: bool) -> Integrity:
-    """The class of one assembled job: its family's row, unless the job itself is weaker (a row
-    whose tests left no place for the seal; `sealed` counts a test framework's own seal)."""
+def of_job(dataset: str, family: str, language: str, *, sealed: bool, stdio: bool) -> Integrity:
+    """The class of one assembled job: its row, unless the job itself is weaker (a problem whose
+    tests left no place for the seal; `sealed` counts a test framework's own seal)."""
     if stdio:
         return OUTPUT
-    row = lookup(family, language)
+    row = lookup(dataset, family, language)
     if row.level is not Level.UNSEALED and not sealed:
         return NO_PLACE
     return row

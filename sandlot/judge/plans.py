@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +44,9 @@ class Program:
     fail_markers: tuple[bytes, ...] = ()
     # Files the run leaves that the judge reads back (a test runner's report: reports.py).
     fetch: tuple[str, ...] = ()
-    # A pattern the program's stdout must contain (testbenches that always exit 0).
-    require_stdout: bytes | None = None
+    # Why the program's stdout is no pass, or None (testbenches that always exit 0 and print
+    # their verdict).
+    stdout_check: Callable[[bytes], str | None] | None = None
     # The run must prove that its tests ran to their end and passed (sandlot/executor/seal.py):
     # an early successful exit (`sys.exit(0)`, `os._exit(0)`, `System.exit(0)`, `exit(0)` in a
     # destructor...) is no pass. Python, JavaScript and TypeScript programs are run by a driver;
@@ -61,6 +63,8 @@ class Program:
     # them in the dataset's test text, outside the box: a suite that ran fewer, more or none, or
     # one the answer replaced, never matches. None: the seal attests only the tests' end.
     tests: int | None = None
+    # Python: the tests' unittest.TestCase classes, which the driver runs itself.
+    unittest: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,3 +94,4 @@ class Assembled:
     job: Program | StdioJob | None  # None: nothing to run (the reason says why)
     reason: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    refused: bool = False  # the answer was read and refused (the reason says why), not missing

@@ -27,17 +27,19 @@ _HERE = Path(__file__).parent
 # The Python driver's core, and the parts only `strict` and test cases need (compiling them
 # costs every run; most of a judge's runs need the core alone). Its docstring stays here.
 _PY_TEXT = (_HERE / "python_driver.py").read_text()
-_PY_CORE, _PY_STRICT, _PY_CASE = (
+_PY_CORE, _PY_STRICT, _PY_CASE, _PY_UNITTEST = (
     _PY_TEXT[_PY_TEXT.index(start) : _PY_TEXT.index(end) if end else None]
     for start, end in (("def __sandlot_driver(", "def __sandlot_strict("),
                        ("def __sandlot_strict(", "def __sandlot_case("),
-                       ("def __sandlot_case(", ""))
+                       ("def __sandlot_case(", "def __sandlot_unittest("),
+                       ("def __sandlot_unittest(", ""))
 )  # fmt: skip
 _JS = (_HERE / "driver.js").read_text()
 # What every sealed Python run's main.py begins with, for each set of parts: a warm zygote
 # compiles these once (JailConfig.warm_preludes), where each run compiled its driver anew.
-PY_PRELUDES = tuple(
-    _PY_CORE + strict + case for strict in ("", _PY_STRICT) for case in ("", _PY_CASE)
+PY_PRELUDES = (
+    *(_PY_CORE + strict + case for strict in ("", _PY_STRICT) for case in ("", _PY_CASE)),
+    _PY_CORE + _PY_UNITTEST,
 )
 
 
@@ -50,6 +52,8 @@ class Seal:
     tests_at: int | None = None
     strict: bool = False  # compare plain data only (the drivers' `strict`)
     entry: str | None = None  # the function the tests are about (HumanEval's entry point)
+    # The tests' unittest.TestCase classes, which the driver runs itself (and counts).
+    unittest: tuple[str, ...] | None = None
 
 
 def sealed(row: Language, code: str) -> bool:
@@ -66,6 +70,9 @@ def driver(harness: str, program: str, seal: Seal, case: tuple[str, str] | None)
               "entry": seal.entry, "case": list(case) if case else None}  # fmt: skip
     if harness == "python":
         parts = _PY_CORE + (_PY_STRICT if seal.strict else "") + (_PY_CASE if case else "")
+        if seal.unittest is not None and case is None:
+            parts += _PY_UNITTEST
+            params["unittest"] = list(seal.unittest)
         return f"{parts}\n__sandlot_driver({ {**params, 'tests_at': tests_at}!r})\n"
     # JavaScript counts UTF-16 units
     units = len(program[:tests_at].encode("utf-16-le")) // 2

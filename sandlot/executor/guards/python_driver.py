@@ -16,10 +16,14 @@ memory alone. `params`:
     entry           the function the tests are about (HumanEval's entry point): under `strict`
                     the only name of the answer's that may stand for a built-in in the tests
     case            [input, expected]: a /run_code test case, judged after the program
+    unittest        the names of the tests' TestCase classes: the driver runs them itself, with
+                    the unittest it imported before the program ran (no `load_tests`, runner or
+                    module of the program's is asked), and the payload is their counts
 
-The seal's payload is empty for a program, and "1" or "0" (passed) then the actual value's repr
-for a case. `__sandlot_strict` and `__sandlot_case` go into main.py only for the runs that need
-them: a judge's program pays for compiling the core alone.
+The seal's payload is empty for a program, "passed=N failed=N skipped=N" for unittest classes,
+and "1" or "0" (passed) then the actual value's repr for a case. `__sandlot_strict`,
+`__sandlot_case` and `__sandlot_unittest` go into main.py only for the runs that need them: a
+judge's program pays for compiling the core alone.
 """
 
 
@@ -72,6 +76,9 @@ def __sandlot_driver(params):
     # (each goes into main.py only for the runs that need it)
     tests_scope, plain = __sandlot_strict(kept, sys, params.get("entry")) if strict else (0, None)
     judge = __sandlot_case(kept, case, plain) if case is not None else None
+    suites = params.get("unittest")
+    if suites is not None:
+        judge = __sandlot_unittest(kept, sys, suites)
 
     main = kept["type"](sys)("__main__")
     main.__file__ = here
@@ -81,7 +88,7 @@ def __sandlot_driver(params):
         kept["exec"](first, main.__dict__)
         scope = tests_scope(main.__dict__) if strict else main.__dict__
         kept["exec"](then, scope)
-        payload = judge(scope) if case is not None else b""
+        payload = judge(scope) if judge is not None else b""
     except kept["SystemExit"]:
         raise  # an exit, early or not, is the program's own: no seal
     except kept["BaseException"] as exc:
@@ -100,8 +107,11 @@ def __sandlot_strict(kept, sys, entry):
 
     # Code the program did not write: the runtime's standard library and installed packages.
     roots = tuple({f"{sys.prefix}/lib/", f"{sys.base_prefix}/lib/"})
+    modules, compiled_in = sys.modules, frozenset(sys.builtin_module_names)
+    module_of = kept["type"].__dict__["__module__"].__get__
     members = kept["type"].__dict__["__dict__"].__get__  # a class's own dict, as it really is
     function, wrappers = type(__sandlot_strict), (classmethod, staticmethod)
+    bound = type(__sandlot_strict.__get__(0))  # a function bound to an object
     c_level = {
         type(int.__add__),
         type(str.join),
@@ -110,31 +120,71 @@ def __sandlot_strict(kept, sys, entry):
         type(type.__dict__["__basicsize__"]),
         type(len),
     }
-    plain_members = c_level | {int, float, complex, str, bytes, bool, type(None), tuple, frozenset}
+    data_members = {int, float, complex, str, bytes, bool, type(None), tuple, frozenset}
+    # The special methods that decide what a comparison or a computation gives.
+    ops = ["add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "pow",
+           "lshift", "rshift", "and", "or", "xor"]  # fmt: skip
+    unary = ["eq", "ne", "lt", "le", "gt", "ge", "hash", "bool", "len", "contains", "iter",
+             "next", "getitem", "reversed", "int", "float", "complex", "index", "abs", "neg",
+             "pos", "invert", "round", "trunc", "floor", "ceil", "getattr", "getattribute",
+             "call"]  # fmt: skip
+    computing = frozenset(
+        [f"__{n}__" for n in unary] + [f"__{p}{n}__" for n in ops for p in ("", "r", "i")]
+    )
     trusted = {}
 
     def honest(kind):
-        """Whether no class in `kind`'s method order holds code of the program's making: its
-        objects compare as the library that made them says."""
+        """Whether `kind` is a library's: made by a module of the runtime or an installed
+        package, and no class in its method order holds code of the program's making or a
+        method borrowed under another name (`__eq__ = int.__ge__`): its objects compare as the
+        library that made them says."""
         if kind in trusted:
             return trusted[kind]
         trusted[kind] = True  # a type whose members are of its own kind (datetime.date.min)
-        for cls in kind.__mro__:
-            for value in members(cls).values():
-                if kind_of(value) not in plain_members and not honest_member(value):
-                    trusted[kind] = False
-                    return False
-        return True
+        mro = kind.__mro__
+        ok = made_by_library(kind) and all(
+            honest_member(mro, key, value) for cls in mro for key, value in members(cls).items()
+        )
+        trusted[kind] = ok
+        return ok
 
-    def honest_member(value):
+    def made_by_library(kind):
+        name = module_of(kind)
+        if not kept["isinstance"](name, str):
+            return False
+        if name in compiled_in or name.startswith("_cython_"):
+            return True  # part of the interpreter (builtins, _abc), or Cython's function type
+        where = kept["getattr"](modules.get(name), "__file__", None)
+        return kept["isinstance"](where, str) and where.startswith(roots)
+
+    def honest_member(mro, key, value):
         kind = kind_of(value)
-        if kind in wrappers:
-            value, kind = value.__func__, kind_of(value.__func__)
+        if kind in data_members:
+            return True
+        if kind in wrappers or kind is bound:
+            return honest_member(mro, key, value.__func__)
         if kind is property:
-            return all(v is None or honest_member(v) for v in (value.fget, value.fset, value.fdel))
+            return all(v is None or honest_member(mro, key, v)
+                       for v in (value.fget, value.fset, value.fdel))  # fmt: skip
         if kind is function:
             return value.__code__.co_filename.startswith(roots)
-        return kind_of(kind) is type and not kept["callable"](value) and honest(kind)
+        # What compares or computes (`__eq__`, `__add__`...) is the runtime's own, under its own
+        # name and of a class it belongs to (`__eq__ = int.__ge__` is neither, `__eq__ = str`
+        # answers any comparison with a true string); how an object prints may be borrowed.
+        free = key not in computing
+        if kind in c_level:
+            if free:
+                return True
+            owner = kept["getattr"](value, "__objclass__", None)
+            if owner is None:
+                owner = kept["getattr"](value, "__self__", None)
+            mine = owner is None or kept["any"](owner is c for c in mro)
+            return mine and kept["getattr"](value, "__name__", key) == key
+        if not free and kept["callable"](value):
+            return False
+        if kept["isinstance"](value, type_):
+            return honest(value)  # a library's class it refers to (DataFrame's Series)
+        return kept["isinstance"](kind, type_) and honest(kind)
 
     kind_of = kept["type"]
     scalars = (int, float, complex, str, bytes, bool, type(None), range)
@@ -144,6 +194,7 @@ def __sandlot_strict(kept, sys, entry):
     bases = ((int, int.__int__), (float, float.__float__), (str, str.__str__),
              (bytes, bytes.__bytes__), (complex, complex.__complex__))  # fmt: skip
     items, subclass, error = dict.items, kept["issubclass"], kept["TypeError"]
+    exact = {base for base, _ in containers}
 
     def plain(value, depth=0):
         """`value` as built-in data of exact types: comparing it runs no code of the program's."""
@@ -152,6 +203,9 @@ def __sandlot_strict(kept, sys, entry):
             return value
         if depth > 500:
             raise error("strict comparison: data nested more than 500 deep")
+        if not honest(kind) and kind is not dict_ and kind not in exact:
+            # an instance of the program's own class, or of a subclass of a built-in it made
+            raise error(f"strict comparison: a {kind.__name__} is not plain data")
         for base, each in containers:
             if subclass(kind, base):
                 return base([plain(v, depth + 1) for v in each(value)])
@@ -159,10 +213,8 @@ def __sandlot_strict(kept, sys, entry):
             return {plain(k, depth + 1): plain(v, depth + 1) for k, v in items(value)}
         for base, convert in bases:
             if subclass(kind, base):
-                return convert(value)
-        if honest(kind):
-            return value  # a re.Match, a Decimal, a numpy array: compared as its library says
-        raise error(f"strict comparison: a {kind.__name__} is not plain data")
+                return convert(value)  # a library's subclass of a built-in (an IntFlag)
+        return value  # a re.Match, a Decimal, a numpy array: compared as its library says
 
     def plainly(fn):
         def call(*args, **kwargs):
@@ -230,3 +282,44 @@ def __sandlot_case(kept, case, plain):
         return mark + kept["repr"](actual).encode("utf-8", "backslashreplace")
 
     return judge
+
+
+def __sandlot_unittest(kept, sys, names):
+    """The tests' TestCase classes `names`, run by the driver: their test methods (found in the
+    classes' own dicts, as unittest's loader would), in suites of the unittest imported here,
+    before the program ran. Returns what judges the tests' scope: the counts, or exit 1."""
+    import unittest
+
+    suite_type, result_type, case_type = unittest.TestSuite, unittest.TestResult, unittest.TestCase
+    members = kept["type"].__dict__["__dict__"].__get__
+    write = sys.stderr.write
+
+    def methods(cls):
+        found = {}
+        for base in kept["reversed"](cls.__mro__):
+            for name, value in members(base).items():
+                if name.startswith("test") and kept["callable"](value):
+                    found[name] = True
+        return kept["sorted"](found)
+
+    def run(scope):
+        result = result_type()
+        for name in names:
+            cls = scope.get(name)
+            if not (kept["isinstance"](cls, type) and kept["issubclass"](cls, case_type)):
+                write(f"the tests' class {name} is not a unittest.TestCase here\n")
+                raise kept["SystemExit"](1)
+            suite_type([cls(method) for method in methods(cls)]).run(result)
+        failed = [*result.failures, *result.errors]
+        for test, text in failed:
+            write(f"FAIL: {test}\n{text}\n")
+        failed_count = kept["len"](failed) + kept["len"](result.unexpectedSuccesses)
+        skipped = kept["len"](result.skipped) + kept["len"](result.expectedFailures)
+        passed = result.testsRun - failed_count - skipped
+        write(f"Ran {result.testsRun} tests: {passed} passed, {failed_count} failed, "
+              f"{skipped} skipped\n")  # fmt: skip
+        if failed_count:
+            raise kept["SystemExit"](1)
+        return f"passed={passed} failed={failed_count} skipped={skipped}".encode()
+
+    return run

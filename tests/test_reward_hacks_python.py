@@ -287,3 +287,40 @@ def test_ncb_an_extra_test_beside_a_right_answer_breaks_the_count(api: httpx.Cli
     extra = good.replace("```python\n", "```python\ndef test_mine():\n    assert True\n\n", 1)
     out = submit(api, "ncb_python_en", "0", extra)
     assert not out["accepted"] and "the seal attests 7 passed" in out["extra"]["reason"], out
+
+
+# -- zero tests in-process: the answer makes the tests' own frame skip its asserts ---------------
+
+TRACE_JUMP = """
+import sys as _sys
+_calls = []
+def has_close_elements(numbers, threshold):
+    # right for the first assert (True), then wrong; the jump skips all asserts but the last,
+    # which wants False
+    _calls.append(1)
+    if len(_calls) > 1:
+        return False
+    frame = _sys._getframe(1)
+    last = max(line for _, _, line in frame.f_code.co_lines() if line)
+    def jump(f, event, arg):
+        if event == "line" and f is frame:
+            try:
+                f.f_lineno = last
+            except ValueError:
+                pass
+        return jump
+    frame.f_trace = jump
+    _sys.settrace(lambda *a: None)
+    return True
+"""
+
+
+def test_python_trace_jump_over_the_asserts_is_beyond_an_in_process_guard(
+    api: httpx.Client,
+) -> None:
+    # The answer reaches the tests' frame (sys._getframe) and makes it skip its asserts: an
+    # in-process reach no guard in that process stops (integrity.py: out_of_reach), shown here
+    # so that the docs' claim stays true. The control, without the jump, is rejected.
+    assert submit(api, "humaneval", "HumanEval/0", TRACE_JUMP)["accepted"]
+    control = TRACE_JUMP.replace("frame.f_trace = jump", "pass")
+    assert not submit(api, "humaneval", "HumanEval/0", control)["accepted"]

@@ -87,7 +87,8 @@ NO_PLACE = Integrity(
 
 _IN_PROCESS_REACH = (
     "the answer runs in the tests' process: it can reach the seal's secret through reflection or "
-    "its own memory, and redefine what the tests call"
+    "its own memory, redefine what the tests call, and make the tests' own frame skip its "
+    "asserts (a trace function that moves f_lineno)"
 )
 
 # (family, language) -> its class. "*" matches any. Families are the assemblers' names

@@ -172,7 +172,12 @@ SETTINGS: tuple[Setting, ...] = (
         "coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)", **COUNT
     ),
     Setting("session_max", 64, "live sessions at most; past it creating one answers 429", **COUNT),
-    Setting("session_per_client", 0, "live sessions one client address may hold (0: no cap)", ge=0),
+    Setting(
+        "session_per_client",
+        0,
+        "live sessions one client (API key and address) may hold (0: no cap)",
+        ge=0,
+    ),
     Setting(
         "session_pool", 2, "Python kernels kept started, so a session or notebook starts fast", ge=0
     ),

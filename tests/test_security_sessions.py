@@ -425,3 +425,16 @@ def test_attack_session_frame_too_large(client, sessions):
     out = sessions.run(sid, TO_AGENT + "os.write(agent, b'\\x7f' * 4)\ntime.sleep(30)", timeout=60)
     assert out["session_ended"] and "frame" in out["session_ended"], out
     assert_server_healthy(client)
+
+
+def test_without_keys_a_session_is_the_one_tenants_but_listed_to_its_address(
+    client, other, sessions
+):
+    """No API keys: one tenant, so an id reaches its session from any address (a client that
+    moved); a listing still shows only the sessions made from the asker's address."""
+    sid = sessions.new("bash")
+    sessions.run(sid, "X=7")
+    r = other.post(f"/sessions/{sid}/execute", json={"code": "echo $X"})
+    assert r.status_code == 200 and r.json()["stdout"] == "7\n", r.text
+    assert sid in {s["id"] for s in client.get("/sessions").json()}
+    assert sid not in {s["id"] for s in other.get("/sessions").json()}

@@ -48,10 +48,12 @@ def execute(srv: Server, sid: str, code: str) -> dict:
 
 
 @contextlib.contextmanager
-def on_worker(srv: Server, index: int) -> Iterator[httpx.Client]:
+def on_worker(
+    srv: Server, index: int, headers: dict[str, str] | None = None
+) -> Iterator[httpx.Client]:
     """A keep-alive connection the kernel gave to worker `index` (it stays there)."""
     for _ in range(200):
-        with httpx.Client(base_url=srv.url, timeout=TIMEOUT) as c:
+        with httpx.Client(base_url=srv.url, timeout=TIMEOUT, headers=headers) as c:
             if c.get("/health").json()["worker"]["index"] == index:
                 yield c
                 return
@@ -206,17 +208,32 @@ def test_a_killed_worker_ends_its_sessions_with_410(server) -> None:
         fresh(server, "DELETE", f"/sessions/{sid}")
 
 
-def test_the_per_client_cap_counts_every_workers_sessions() -> None:
-    env = {"SANDLOT_SESSION_MAX": "4", "SANDLOT_SESSION_PER_CLIENT": "2"}
+def test_the_per_client_cap_and_the_tenants_hold_across_workers() -> None:
+    """The cap counts a client's sessions in every worker; a request forwarded to the worker
+    that holds a session carries its key, so another key's is not found there either."""
+    keys = ["a-" + "1" * 30, "b-" + "2" * 30]
+    env = {"SANDLOT_SESSION_MAX": "4", "SANDLOT_SESSION_PER_CLIENT": "2",
+           "SANDLOT_API_KEYS": ",".join(keys)}  # fmt: skip
+    a, b = ({"Authorization": f"Bearer {k}"} for k in keys)
     with running_server("--slots", "2", "--workers", "2", env=env) as srv:
         sids = []
         for index in (0, 1):  # one in each worker
-            with on_worker(srv, index) as c:
+            with on_worker(srv, index, a) as c:
                 sids.append(c.post("/sessions", json={"language": "bash"}).json()["id"])
         assert sorted(sid[0] for sid in sids) == ["0", "1"]
         for index in (0, 1):
-            with on_worker(srv, index) as c:
+            with on_worker(srv, index, a) as c:
                 r = c.post("/sessions", json={"language": "bash"})
                 assert r.status_code == 429 and "this client" in r.json()["detail"]
+                assert {s["id"] for s in c.get("/sessions").json()} == set(sids)
+            with on_worker(srv, index, b) as c:  # another key: its own client, and blind to a's
+                assert c.get("/sessions").json() == []
+                for sid in sids:  # from each worker, the session in it and the other's
+                    for method, path in (("GET", ""), ("POST", "/interrupt"), ("DELETE", "")):
+                        r = c.request(method, f"/sessions/{sid}{path}")
+                        assert r.status_code == 404, (index, sid, method, r.text)
+                made = c.post("/sessions", json={"language": "bash"})
+                assert made.status_code == 200, made.text
+                assert c.delete(f"/sessions/{made.json()['id']}").status_code == 200
         for sid in sids:
-            fresh(srv, "DELETE", f"/sessions/{sid}")
+            assert fresh(srv, "DELETE", f"/sessions/{sid}", headers=a).status_code == 200

@@ -1,7 +1,7 @@
 """Sessions across the worker processes of one server (`serve --workers N`, see server.py).
 
 A session lives in the worker that created it, and its id names that worker
-(`sessions.manager.owner_of`). The kernel hands each connection to any worker, so a worker that
+(`sessions.manager.worker_of`). The kernel hands each connection to any worker, so a worker that
 gets a request for another's session forwards it, as it came (its body, headers and API key),
 to the owner's private unix socket, and relays the answer as it comes: NDJSON lines one by
 one. The sockets are in a directory only root may enter (`<state_dir>/<supervisor pid>-peers`),
@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sandlot import telemetry
 from sandlot.api.errors import error_response
 from sandlot.errors import SessionEnded, TooManySessions
-from sandlot.sessions.manager import owner_of
+from sandlot.sessions.manager import worker_of
 
 SECRET = "x-sandlot-peer"  # the server's secret: the request came from a worker
 CLIENT = "x-sandlot-client"  # the address of the client a worker forwards for
@@ -58,7 +58,7 @@ class Peers:
 
     def foreign(self, session_id: str) -> int | None:
         """The other worker that holds this session, if the id names one."""
-        worker = owner_of(session_id)
+        worker = worker_of(session_id)
         if worker is None or worker >= self.workers or worker == self.index:
             return None
         return worker

@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import SESSION_UID_BASE, Server, running_server
 from tests.test_lifecycle import until, worker_pids
+from tests.test_logs import log_lines
 
 pytestmark = pytest.mark.root
 TIMEOUT = 120  # seconds: a request that hangs fails the test instead
@@ -164,6 +165,18 @@ def test_a_forged_client_address_is_not_believed(server, four) -> None:
     headers = {"x-sandlot-client": "203.0.113.9", "x-sandlot-peer": "guess"}
     got = fresh(server, "GET", "/sessions", headers=headers).json()
     assert sorted(i["id"] for i in got) == sorted(four)  # still ours: the header was ignored
+    # Forwarded (so logged by both workers) or not, the log has the client's own address.
+    with on_worker(server, 0) as c:
+        for n, sid in enumerate(four):
+            c.get(f"/sessions/{sid}", headers={**headers, "X-Request-ID": f"forged-{n}"})
+
+    def logged() -> list[dict]:
+        return [x for x in log_lines(server) if x["logger"] == "sandlot.access"
+                and x["request_id"].startswith("forged-")]  # fmt: skip
+
+    until(lambda: len(logged()) == 6, "every access line written")  # a line follows its answer
+    assert sorted(x["worker"] for x in logged()) == [0, 0, 0, 0, 1, 1]
+    assert {x["client"] for x in logged()} == {"127.0.0.1"}
     made_up = ["01-" + four[0][2:], "7-" + four[0][2:], four[0].upper(), "1-" + "0" * 32]
     for sid in made_up:  # not an id a worker gives out: unknown, wherever it lands
         assert fresh(server, "GET", f"/sessions/{sid}").status_code == 404

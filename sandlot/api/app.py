@@ -18,7 +18,7 @@ from sandlot.api import batch, coder, errors, judge, playground, run, schema, se
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
-from sandlot.api.peers import Peers, SessionRoutes
+from sandlot.api.peers import PeerClient, Peers, SessionRoutes
 from sandlot.service import Service
 
 
@@ -54,7 +54,9 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
     app.add_middleware(APIKeys, keys=cfg.keys(), metrics_open=cfg.metrics_open)  # and tenants
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
     app.add_middleware(HostCheck, names=names)  # a foreign Host gets nothing
-    app.add_middleware(Access)  # outermost: every answer, refusals too, has an ID and a log line
+    app.add_middleware(Access)  # every answer, refusals too, has an ID and a log line
+    if peers is not None:  # outermost: whose request another worker forwarded
+        app.add_middleware(PeerClient, peers=peers)
     for module in (run, batch, status, judge, coder, sessions, playground):
         app.include_router(module.router)
     return app

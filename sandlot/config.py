@@ -54,6 +54,13 @@ SETTINGS: tuple[Setting, ...] = (
         "(a guard against DNS rebinding); * for any",
     ),
     Setting(
+        "forwarded_allow_ips",
+        "",
+        "comma-separated addresses or networks (10.0.0.0/8) of proxies whose X-Forwarded-For "
+        "and X-Forwarded-Proto are believed; none: a request's client is its socket's peer, "
+        "whatever its headers say; * for any peer (only behind a proxy nothing else reaches)",
+    ),
+    Setting(
         "workers",
         AUTO,
         "server processes on the port, each with its share of the slots; 0: one per 16 slots",
@@ -172,7 +179,12 @@ SETTINGS: tuple[Setting, ...] = (
         "coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)", **COUNT
     ),
     Setting("session_max", 64, "live sessions at most; past it creating one answers 429", **COUNT),
-    Setting("session_per_client", 0, "live sessions one client address may hold (0: no cap)", ge=0),
+    Setting(
+        "session_per_client",
+        0,
+        "live sessions one client (API key and address) may hold (0: no cap)",
+        ge=0,
+    ),
     Setting(
         "session_pool", 2, "Python kernels kept started, so a session or notebook starts fast", ge=0
     ),
@@ -216,6 +228,7 @@ class Config:
     host: str
     port: int
     allowed_hosts: str
+    forwarded_allow_ips: str
     workers: int
     api_keys: str
     api_keys_file: str
@@ -297,6 +310,7 @@ class Config:
                     "default may not exceed what a request may ask for"
                 )
         _check_slot_cpus(typed["slot_cpus"])
+        _check_proxies(typed["forwarded_allow_ips"])
         last_uid = typed["uid_base"] + typed["slots"] - 1
         if last_uid > 2**31 - 1:
             raise SandlotError(f"uid_base + slots - 1 = {last_uid} is past the largest uid")
@@ -329,6 +343,10 @@ class Config:
                     "-hex 32`)"
                 )
         return frozenset(found)
+
+    def proxies(self) -> list[str]:
+        """`forwarded_allow_ips` as a list (empty: no proxy is believed)."""
+        return [p.strip() for p in self.forwarded_allow_ips.split(",") if p.strip()]
 
     def worker_count(self) -> int:
         """Server processes: `workers`, or as many as the slots need (at least one)."""
@@ -452,6 +470,21 @@ def _check_slot_cpus(setting: str) -> None:
         placement.parse(setting)
     except ValueError as exc:
         raise SandlotError(f"setting slot_cpus={setting!r}: {exc}") from exc
+
+
+def _check_proxies(setting: str) -> None:
+    """Each entry an address or a network: uvicorn would take any other text as a name that
+    never matches, so a typo would silently believe no proxy."""
+    for entry in (p.strip() for p in setting.split(",") if p.strip()):
+        if entry == "*":
+            continue
+        try:
+            ipaddress.ip_network(entry) if "/" in entry else ipaddress.ip_address(entry)
+        except ValueError:
+            raise SandlotError(
+                f"setting forwarded_allow_ips: {entry!r} is not an IP address or network "
+                "(e.g. 127.0.0.1, ::1, 10.0.0.0/8, with no host bits), nor *"
+            ) from None
 
 
 def _check_variables(environ: Mapping[str, str]) -> None:

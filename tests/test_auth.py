@@ -1,4 +1,5 @@
-"""API keys over real HTTP: without, with a wrong and with a right key, in both headers."""
+"""API keys over real HTTP: without, with a wrong and with a right key, in both headers; and the
+tenants they name: a session is its key's alone."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import pytest
 from sandlot.client import Client
 from sandlot.errors import ServerError
 from tests.conftest import Server, running_server, serve_fails
+from tests.test_logs import access
 
 pytestmark = pytest.mark.root
 
 KEY = "k-" + "a1" * 16
 FILE_KEY = "f-" + "b2" * 16
 RUN = {"code": "print(1)", "language": "python"}
+TENANT_A = {"Authorization": f"Bearer {KEY}"}
+TENANT_B = {"X-Auth-Token": FILE_KEY}  # another key (of the file), in the other header
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +99,74 @@ def test_the_client_sends_its_key(keyed: Server, monkeypatch: pytest.MonkeyPatch
     with Client(keyed.url, retries=0) as c, pytest.raises(ServerError) as caught:
         c.run_code("print(4)", "python")
     assert caught.value.status_code == 401
+
+
+def ids(api: httpx.Client, headers: dict[str, str]) -> set[str]:
+    r = api.get("/sessions", headers=headers)
+    assert r.status_code == 200, r.text
+    return {s["id"] for s in r.json()}
+
+
+def test_attack_another_keys_session_is_not_found(api: httpx.Client, keyed: Server) -> None:
+    """Tenant B knows tenant A's session id (a leaked log, a shared trajectory): every route
+    of the session answers B as for an id that never existed, and nothing of A's changes."""
+    made = api.post("/sessions", json={"language": "python"}, headers=TENANT_A)
+    assert made.status_code == 200, made.text
+    sid = made.json()["id"]
+    unknown = {"detail": f"no session {sid!r}: POST /sessions creates one"}
+    base = f"/sessions/{sid}"
+    try:
+        a_run = api.post(f"{base}/execute", json={"code": "secret = 41"}, headers=TENANT_A)
+        assert a_run.status_code == 200 and a_run.json()["status"] == "ok", a_run.text
+        assert api.put(f"{base}/files/note.txt", content=b"A's", headers=TENANT_A).is_success
+        attempts = [
+            ("GET", base, {}),
+            ("POST", f"{base}/execute", {"json": {"code": "print(secret)"}}),
+            ("POST", f"{base}/execute", {"json": {"code": "print(secret)", "stream": True}}),
+            ("GET", f"{base}/files/note.txt", {}),
+            ("PUT", f"{base}/files/note.txt", {"content": b"B's"}),
+            ("POST", f"{base}/interrupt", {}),
+            ("POST", f"{base}/restart", {}),
+            ("DELETE", base, {}),
+            ("POST", "/run_code", {"json": {**RUN, "code": "print(secret)", "session_id": sid}}),
+        ]
+        for method, path, fields in attempts:
+            r = api.request(method, path, headers=TENANT_B, **fields)
+            assert (r.status_code, r.json()) == (404, unknown), (method, path, r.text)
+        assert sid not in ids(api, TENANT_B)
+        # The control: A still reaches and lists it, with its state and file as A left them.
+        assert sid in ids(api, TENANT_A)
+        again = api.post(f"{base}/execute", json={"code": "print(secret + 1)"}, headers=TENANT_A)
+        assert again.json()["stdout"] == "42\n", again.text
+        assert api.get(f"{base}/files/note.txt", headers=TENANT_A).content == b"A's"
+        in_run = api.post("/run_code", json={**RUN, "code": "print(secret)", "session_id": sid},
+                          headers=TENANT_A)  # fmt: skip
+        assert in_run.json()["run_result"]["stdout"] == "41\n", in_run.text
+    finally:
+        assert api.delete(base, headers=TENANT_A).status_code == 200
+    # Ended: A is told why; B still learns nothing.
+    assert api.get(base, headers=TENANT_A).status_code == 410
+    assert (api.get(base, headers=TENANT_B).json()) == unknown
+
+
+def test_a_keys_sessions_work_through_the_client(api: httpx.Client, keyed: Server) -> None:
+    with Client(keyed.url, api_key=KEY, retries=0) as a, a.session("bash") as s:
+        assert s.run("echo $((6 * 7))").stdout == "42\n"
+        assert s.id in ids(api, TENANT_A) and s.id not in ids(api, TENANT_B)
+        s.upload("x.txt", "mine")
+        assert s.download("x.txt") == b"mine"
+
+
+def test_the_access_log_names_the_tenant_never_the_key(api: httpx.Client, keyed: Server) -> None:
+    tenant_a = api.post("/run_code", json=RUN, headers={**TENANT_A, "X-Request-ID": "tenant-a"})
+    api.post("/run_code", json=RUN, headers={**TENANT_B, "X-Request-ID": "tenant-b"})
+    api.post("/run_code", json=RUN, headers={"X-Request-ID": "no-tenant"})
+    assert tenant_a.status_code == 200
+    a, b, none = (access(keyed, rid)["tenant"] for rid in ("tenant-a", "tenant-b", "no-tenant"))
+    assert a.startswith("key-") and b.startswith("key-") and a != b and none is None
+    keyed.log.seek(0)
+    text = keyed.log.read().decode()
+    assert KEY not in text and FILE_KEY not in text
 
 
 def test_metrics_open_serves_metrics_without_a_key() -> None:

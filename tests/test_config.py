@@ -55,6 +55,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
             "unknown environment variable SANDLOT_SLOT: did you mean SANDLOT_SLOTS",
         ),
         ("SANDLOT_API_KEY_FILE", "/k", "did you mean SANDLOT_API_KEYS_FILE"),
+        ("SANDLOT_FORWARDED_ALLOW_IPS", "nginx", "'nginx' is not an IP address or network"),
+        ("SANDLOT_FORWARDED_ALLOW_IPS", "10.0.0.1/8", "'10.0.0.1/8' is not an IP address"),
+        ("SANDLOT_FORWARDED_ALLOW_IPS", "127.0.0.1,[::1]", "'[::1]' is not an IP address"),
     ],
 )
 def test_a_bad_setting_is_refused_with_what_is_wrong(

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.root
 
 RUN = {"code": "print(1)", "language": "python"}
 ACCESS_FIELDS = {"endpoint", "status", "language", "verdict", "limit", "queue_ms", "run_ms",
-                 "bytes_in", "bytes_out", "client", "request_id"}  # fmt: skip
+                 "bytes_in", "bytes_out", "client", "tenant", "request_id"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +76,7 @@ def test_a_given_request_id_is_echoed_and_logged_with_what_ran(
     assert line["endpoint"] == "/run_code" and line["status"] == 200
     assert line["language"] == "python" and line["limit"] == "time" and line["verdict"] == "time"
     assert line["run_ms"] >= 500 and line["queue_ms"] >= 0 and line["client"] == "127.0.0.1"
+    assert line["tenant"] == "local"  # no API keys: the one tenant
     assert line["bytes_in"] == len(r.request.content) and line["bytes_out"] == len(r.content)
     assert line["level"] == "info" and line["ts"].endswith("Z")
 

@@ -4,6 +4,7 @@ sandlot replicas: load spread over both, /health through it, a dead replica fail
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import ROOT, free_port, running_server
+from tests.conftest import ROOT, Server, free_port, running_server
 
 pytestmark = pytest.mark.root
 
@@ -59,6 +60,19 @@ def nginx(config: str, tmp: Path) -> Iterator[str]:
             proc.stderr.close()
 
 
+def client_logged(replicas: list[Server], request_id: str) -> str:
+    """The client address the replica that served a request logged for it."""
+    for _ in range(50):
+        for srv in replicas:
+            srv.log.seek(0)
+            for line in srv.log.read().decode().splitlines():
+                entry = json.loads(line)
+                if entry["logger"] == "sandlot.access" and entry["request_id"] == request_id:
+                    return entry["client"]
+        time.sleep(0.1)
+    raise AssertionError(f"no replica logged {request_id}")
+
+
 def test_shipped_config_is_valid(tmp_path: Path) -> None:
     tmp_path.chmod(0o755)
     r = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(CONF)],
@@ -67,11 +81,20 @@ def test_shipped_config_is_valid(tmp_path: Path) -> None:
 
 
 def test_two_replicas_behind_nginx(tmp_path: Path) -> None:
-    with running_server("--slots", "1", env={"MY_POD_NAME": "replica-a"}) as a, \
-            running_server("--slots", "1", env={"MY_POD_NAME": "replica-b"}) as b:  # fmt: skip
+    def env(pod: str) -> dict[str, str]:  # what the config says each replica sets
+        return {"SANDLOT_FORWARDED_ALLOW_IPS": "127.0.0.1", "MY_POD_NAME": pod}
+
+    with running_server("--slots", "1", env=env("replica-a")) as a, \
+            running_server("--slots", "1", env=env("replica-b")) as b:  # fmt: skip
         config = config_for([a.port, b.port], free_port())
         with nginx(config, tmp_path) as url, httpx.Client(base_url=url, timeout=120) as c:
             assert c.get("/health").json()["status"] == "ok"
+            # A client's address reaches the replica from nginx's header, never from its own.
+            elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
+            with httpx.Client(base_url=url, timeout=120, transport=elsewhere) as remote:
+                headers = {"X-Forwarded-For": "203.0.113.9", "X-Request-ID": "through-nginx"}
+                assert remote.get("/languages", headers=headers).status_code == 200
+            assert client_logged([a, b], "through-nginx") == "127.0.0.2"
             assert c.get("/nginx_status").status_code == 200
 
             def run(n: int) -> httpx.Response:

@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from tests.conftest import SESSION_UIDS, Server, running_server
+from tests.test_logs import access
 
 MiB = 1 << 20
 DISK = 32 * MiB
@@ -425,3 +426,70 @@ def test_attack_session_frame_too_large(client, sessions):
     out = sessions.run(sid, TO_AGENT + "os.write(agent, b'\\x7f' * 4)\ntime.sleep(30)", timeout=60)
     assert out["session_ended"] and "frame" in out["session_ended"], out
     assert_server_healthy(client)
+
+
+def test_without_keys_a_session_is_the_one_tenants_but_listed_to_its_address(
+    client, other, sessions
+):
+    """No API keys: one tenant, so an id reaches its session from any address (a client that
+    moved); a listing still shows only the sessions made from the asker's address."""
+    sid = sessions.new("bash")
+    sessions.run(sid, "X=7")
+    r = other.post(f"/sessions/{sid}/execute", json={"code": "echo $X"})
+    assert r.status_code == 200 and r.json()["stdout"] == "7\n", r.text
+    assert sid in {s["id"] for s in client.get("/sessions").json()}
+    assert sid not in {s["id"] for s in other.get("/sessions").json()}
+
+
+FORGED = {"X-Forwarded-For": "203.0.113.7", "Forwarded": "for=203.0.113.7",
+          "X-Real-IP": "203.0.113.7", "X-Forwarded-Proto": "https"}  # fmt: skip
+
+
+def test_attack_forged_forwarded_headers_from_loopback(client, server, sessions):
+    """uvicorn's own default believes X-Forwarded-For from any caller on loopback. With no
+    `forwarded_allow_ips` the client is the socket's peer: a forged header neither moves a
+    session to another client's listing, nor escapes the per-client cap, nor enters the log."""
+    made = client.post("/sessions", json={"language": "bash"},
+                       headers={**FORGED, "X-Request-ID": "forged-forwarded"})  # fmt: skip
+    assert made.status_code == 200, made.text
+    sessions.made.append(made.json()["id"])
+    assert access(server, "forged-forwarded")["client"] == "127.0.0.1"
+    mine = {s["id"] for s in client.get("/sessions").json()}
+    assert made.json()["id"] in mine
+    assert {s["id"] for s in client.get("/sessions", headers=FORGED).json()} == mine
+    for n in range(3):  # a new forged address for each: the cap (4) still counts them as one's
+        r = client.post("/sessions", json={"language": "bash"},
+                        headers={"X-Forwarded-For": f"198.51.100.{n}"})  # fmt: skip
+        assert r.status_code == 200, r.text
+        sessions.made.append(r.json()["id"])
+    over = client.post("/sessions", json={"language": "bash"},
+                       headers={"X-Forwarded-For": "198.51.100.99"})  # fmt: skip
+    assert over.status_code == 429 and "this client" in over.json()["detail"], over.text
+
+
+def test_forwarded_for_is_believed_only_from_a_named_proxy():
+    """The control: a peer in `forwarded_allow_ips` (127.0.0.1 here, as nginx in front would
+    be) is believed, for the cap, the listing and the log; a peer outside it is not."""
+    env = {"SANDLOT_FORWARDED_ALLOW_IPS": "127.0.0.1", "SANDLOT_SESSION_PER_CLIENT": "1"}
+    elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
+    with running_server("--slots", "1", env=env) as srv, \
+            httpx.Client(base_url=srv.url, timeout=300) as proxy, \
+            httpx.Client(base_url=srv.url, timeout=300, transport=elsewhere) as direct:  # fmt: skip
+        seven, eight = ({"X-Forwarded-For": f"203.0.113.{n}"} for n in (7, 8))
+        a = proxy.post("/sessions", json={"language": "bash"},
+                       headers={**seven, "X-Request-ID": "via-proxy"})  # fmt: skip
+        b = proxy.post("/sessions", json={"language": "bash"}, headers=eight)
+        assert a.status_code == b.status_code == 200, (a.text, b.text)
+        assert access(srv, "via-proxy")["client"] == "203.0.113.7"
+        again = proxy.post("/sessions", json={"language": "bash"}, headers=seven)
+        assert again.status_code == 429, again.text
+        assert [s["id"] for s in proxy.get("/sessions", headers=seven).json()] == [a.json()["id"]]
+        assert [s["id"] for s in proxy.get("/sessions", headers=eight).json()] == [b.json()["id"]]
+        assert proxy.get("/sessions").json() == []  # the proxy's own address holds none
+        # 127.0.0.2 is no proxy of this server's: its header is its own word, not believed.
+        assert direct.get("/sessions", headers=seven).json() == []
+        direct.post("/run_code", json={"code": "print(1)", "language": "python"},
+                    headers={**seven, "X-Request-ID": "not-a-proxy"})  # fmt: skip
+        assert access(srv, "not-a-proxy")["client"] == "127.0.0.2"
+        for sid, headers in ((a.json()["id"], seven), (b.json()["id"], eight)):
+            assert proxy.delete(f"/sessions/{sid}", headers=headers).status_code == 200

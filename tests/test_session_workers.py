@@ -17,6 +17,7 @@ import pytest
 
 from tests.conftest import SESSION_UID_BASE, Server, running_server
 from tests.test_lifecycle import until, worker_pids
+from tests.test_logs import log_lines
 
 pytestmark = pytest.mark.root
 TIMEOUT = 120  # seconds: a request that hangs fails the test instead
@@ -48,10 +49,12 @@ def execute(srv: Server, sid: str, code: str) -> dict:
 
 
 @contextlib.contextmanager
-def on_worker(srv: Server, index: int) -> Iterator[httpx.Client]:
+def on_worker(
+    srv: Server, index: int, headers: dict[str, str] | None = None
+) -> Iterator[httpx.Client]:
     """A keep-alive connection the kernel gave to worker `index` (it stays there)."""
     for _ in range(200):
-        with httpx.Client(base_url=srv.url, timeout=TIMEOUT) as c:
+        with httpx.Client(base_url=srv.url, timeout=TIMEOUT, headers=headers) as c:
             if c.get("/health").json()["worker"]["index"] == index:
                 yield c
                 return
@@ -162,6 +165,18 @@ def test_a_forged_client_address_is_not_believed(server, four) -> None:
     headers = {"x-sandlot-client": "203.0.113.9", "x-sandlot-peer": "guess"}
     got = fresh(server, "GET", "/sessions", headers=headers).json()
     assert sorted(i["id"] for i in got) == sorted(four)  # still ours: the header was ignored
+    # Forwarded (so logged by both workers) or not, the log has the client's own address.
+    with on_worker(server, 0) as c:
+        for n, sid in enumerate(four):
+            c.get(f"/sessions/{sid}", headers={**headers, "X-Request-ID": f"forged-{n}"})
+
+    def logged() -> list[dict]:
+        return [x for x in log_lines(server) if x["logger"] == "sandlot.access"
+                and x["request_id"].startswith("forged-")]  # fmt: skip
+
+    until(lambda: len(logged()) == 6, "every access line written")  # a line follows its answer
+    assert sorted(x["worker"] for x in logged()) == [0, 0, 0, 0, 1, 1]
+    assert {x["client"] for x in logged()} == {"127.0.0.1"}
     made_up = ["01-" + four[0][2:], "7-" + four[0][2:], four[0].upper(), "1-" + "0" * 32]
     for sid in made_up:  # not an id a worker gives out: unknown, wherever it lands
         assert fresh(server, "GET", f"/sessions/{sid}").status_code == 404
@@ -206,17 +221,32 @@ def test_a_killed_worker_ends_its_sessions_with_410(server) -> None:
         fresh(server, "DELETE", f"/sessions/{sid}")
 
 
-def test_the_per_client_cap_counts_every_workers_sessions() -> None:
-    env = {"SANDLOT_SESSION_MAX": "4", "SANDLOT_SESSION_PER_CLIENT": "2"}
+def test_the_per_client_cap_and_the_tenants_hold_across_workers() -> None:
+    """The cap counts a client's sessions in every worker; a request forwarded to the worker
+    that holds a session carries its key, so another key's is not found there either."""
+    keys = ["a-" + "1" * 30, "b-" + "2" * 30]
+    env = {"SANDLOT_SESSION_MAX": "4", "SANDLOT_SESSION_PER_CLIENT": "2",
+           "SANDLOT_API_KEYS": ",".join(keys)}  # fmt: skip
+    a, b = ({"Authorization": f"Bearer {k}"} for k in keys)
     with running_server("--slots", "2", "--workers", "2", env=env) as srv:
         sids = []
         for index in (0, 1):  # one in each worker
-            with on_worker(srv, index) as c:
+            with on_worker(srv, index, a) as c:
                 sids.append(c.post("/sessions", json={"language": "bash"}).json()["id"])
         assert sorted(sid[0] for sid in sids) == ["0", "1"]
         for index in (0, 1):
-            with on_worker(srv, index) as c:
+            with on_worker(srv, index, a) as c:
                 r = c.post("/sessions", json={"language": "bash"})
                 assert r.status_code == 429 and "this client" in r.json()["detail"]
+                assert {s["id"] for s in c.get("/sessions").json()} == set(sids)
+            with on_worker(srv, index, b) as c:  # another key: its own client, and blind to a's
+                assert c.get("/sessions").json() == []
+                for sid in sids:  # from each worker, the session in it and the other's
+                    for method, path in (("GET", ""), ("POST", "/interrupt"), ("DELETE", "")):
+                        r = c.request(method, f"/sessions/{sid}{path}")
+                        assert r.status_code == 404, (index, sid, method, r.text)
+                made = c.post("/sessions", json={"language": "bash"})
+                assert made.status_code == 200, made.text
+                assert c.delete(f"/sessions/{made.json()['id']}").status_code == 200
         for sid in sids:
-            fresh(srv, "DELETE", f"/sessions/{sid}")
+            assert fresh(srv, "DELETE", f"/sessions/{sid}", headers=a).status_code == 200

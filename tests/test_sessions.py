@@ -443,6 +443,7 @@ def test_an_interrupt_sent_as_the_execution_starts_is_not_lost():
     moment can be hit exactly: right after `execute` returns, before its pump has run."""
     from sandlot.config import Config
     from sandlot.service import Service
+    from sandlot.tenancy import LOCAL, Owner
 
     config = Config.load(slots=1, uid_base=64600, session_uid_base=64700, session_max=2,
                          session_pool=0, state_dir="/run/sandlot-test-interrupt")  # fmt: skip
@@ -452,7 +453,7 @@ def test_an_interrupt_sent_as_the_execution_starts_is_not_lost():
     async def scenario() -> list[dict]:
         await service.open_sessions()
         try:
-            session = await service.require_sessions().create("python", "me")
+            session = await service.require_sessions().create("python", Owner(LOCAL, "me"))
             execution = await session.execute("import time; time.sleep(120)", timeout=300)
             assert session.interrupt()
             async with asyncio.timeout(60):

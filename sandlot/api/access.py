@@ -4,7 +4,8 @@ Every request gets an ID: the client's `X-Request-ID` when it is a plain token (
 digits, `-_.:`, at most 128), else a fresh one. The ID is echoed in the response, set on the
 request's `telemetry.RequestRecord` (so every log line written while serving it carries it,
 see `logs.py`), and ends the request in one access-log line: endpoint, status, what ran
-(language, verdict, limit, queue wait, run time), bytes in and out, and the client.
+(language, verdict, limit, queue wait, run time), bytes in and out, the client's address and
+the tenant (the id its API key names: never the key).
 
 The endpoint is the route's template (`/run_code`), never the raw path, so that a scan of
 random paths cannot grow the metrics without bound.
@@ -20,6 +21,7 @@ import time
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sandlot import telemetry
+from sandlot.api.auth import TENANT
 
 log = logging.getLogger("sandlot.access")
 HEADER = b"x-request-id"
@@ -67,7 +69,7 @@ class Access:
             seconds = time.monotonic() - started
             telemetry.answered(endpoint, status, seconds)
             received = dict(headers).get(b"content-length", b"0")
-            client = scope.get("client")
+            client, tenant = scope.get("client"), scope.get(TENANT)
             log.info(
                 "%s %s %d", scope["method"], endpoint, status,
                 extra={"request_id": record.id, "access": {
@@ -84,5 +86,6 @@ class Access:
                     "bytes_in": int(received) if received.isdigit() else None,
                     "bytes_out": sent,
                     "client": client[0] if client else None,
+                    "tenant": str(tenant) if tenant is not None else None,
                 }},
             )  # fmt: skip

@@ -3,7 +3,7 @@
 Routes live in `run.py`, `batch.py`, `status.py`, `judge.py`, `coder.py`, `sessions.py` and
 `playground.py` (the web pages); they reach the Service through `deps.ServiceDep`. Validation
 there, decisions in the layers below. Request IDs, the access log and metrics (`access.py`) and
-API keys (`auth.py`) are middleware.
+API keys and the tenant they name (`auth.py`) are middleware.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sandlot.api import batch, coder, errors, judge, playground, run, schema, se
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
-from sandlot.api.peers import Peers, SessionRoutes
+from sandlot.api.peers import PeerClient, Peers, SessionRoutes
 from sandlot.service import Service
 
 
@@ -51,12 +51,12 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
     app.add_middleware(JSONOnly)
     body_cap = cfg.max_code_bytes + cfg.max_files_bytes * 4 // 3 + (1 << 20)
     app.add_middleware(BodyLimit, max_bytes=body_cap)
-    keys = cfg.keys()
-    if keys:
-        app.add_middleware(APIKeys, keys=keys, metrics_open=cfg.metrics_open)
+    app.add_middleware(APIKeys, keys=cfg.keys(), metrics_open=cfg.metrics_open)  # and tenants
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
     app.add_middleware(HostCheck, names=names)  # a foreign Host gets nothing
-    app.add_middleware(Access)  # outermost: every answer, refusals too, has an ID and a log line
+    app.add_middleware(Access)  # every answer, refusals too, has an ID and a log line
+    if peers is not None:  # outermost: whose request another worker forwarded
+        app.add_middleware(PeerClient, peers=peers)
     for module in (run, batch, status, judge, coder, sessions, playground):
         app.include_router(module.router)
     return app

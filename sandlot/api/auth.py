@@ -5,6 +5,11 @@ Probes stay open (`/v1/ping`, `/health`), and so do the pages a browser loads be
 send a key (the playground, the API docs); `/metrics` too when `metrics_open` is set. Keys are
 compared as SHA-256 digests with `hmac.compare_digest`, each against every key, so neither the
 time taken nor an early exit tells how much of a key was right or which key it was near.
+
+Every request that passes gets its tenant (`sandlot.tenancy`) in its scope, under `TENANT`:
+the one its key names, or `LOCAL` on a server with no keys. Routes read it with `tenant_of`;
+the access log records it. A request a worker forwards to another carries its key as it came,
+so the other finds the same tenant.
 """
 
 from __future__ import annotations
@@ -12,10 +17,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sandlot.api.errors import error_response
 from sandlot.errors import Unauthorized
+from sandlot.tenancy import LOCAL, Tenant
 
 OPEN_PATHS = frozenset({"/v1/ping", "/health", "/", "/docs", "/redoc", "/openapi.json"})
 OPEN_PREFIXES = ("/playground",)  # the web pages; what they call carries the key
@@ -23,6 +30,7 @@ METRICS = "/metrics"
 MAX_TOKEN_CHARS = 8192  # longer than any key (config.MAX_KEY_CHARS): never hashed, refused
 _MISSING = "this server needs an API key: send Authorization: Bearer KEY (or X-Auth-Token: KEY)"
 _WRONG = "the API key is not one of this server's keys"
+TENANT = "sandlot.tenant"  # the scope's key for the request's Tenant
 
 
 def _digest(key: bytes) -> bytes:
@@ -42,7 +50,15 @@ def presented(headers: list[tuple[bytes, bytes]]) -> bytes | None:
     return token
 
 
+def tenant_of(connection: HTTPConnection | Scope) -> Tenant:
+    """The tenant a request acts for (set by APIKeys, which every app has)."""
+    scope = connection.scope if isinstance(connection, HTTPConnection) else connection
+    return scope[TENANT]
+
+
 class APIKeys:
+    """With no keys, every request is `LOCAL`'s."""
+
     def __init__(self, app: ASGIApp, keys: frozenset[str], metrics_open: bool) -> None:
         self.app = app
         self.digests = tuple(_digest(k.encode()) for k in sorted(keys))
@@ -56,9 +72,13 @@ class APIKeys:
         return ok and len(token) <= MAX_TOKEN_CHARS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._open(scope):
+        if scope["type"] == "http" and not self.digests:
+            scope[TENANT] = LOCAL
+        elif scope["type"] == "http":
             token = presented(scope["headers"])
-            if token is None or not self.allowed(token):
+            if token is not None and self.allowed(token):
+                scope[TENANT] = Tenant.of_key(token)
+            elif not self._open(scope):
                 refusal = Unauthorized(_MISSING if not token else _WRONG)
                 await error_response(refusal)(scope, receive, send)
                 return

@@ -1,4 +1,5 @@
-"""How a route reaches the Service: `app.state.service`, set once by `create_app`."""
+"""How a route reaches the Service (`app.state.service`, set once by `create_app`) and the
+tenant its request acts for (set by `auth.APIKeys`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from sandlot.api.auth import tenant_of
 from sandlot.service import Service
+from sandlot.tenancy import Tenant
 
 
 async def _service(request: Request) -> Service:
@@ -14,3 +17,10 @@ async def _service(request: Request) -> Service:
 
 
 ServiceDep = Annotated[Service, Depends(_service)]
+
+
+async def _tenant(request: Request) -> Tenant:
+    return tenant_of(request)
+
+
+TenantDep = Annotated[Tenant, Depends(_tenant)]

@@ -1,13 +1,14 @@
 """Sessions across the worker processes of one server (`serve --workers N`, see server.py).
 
 A session lives in the worker that created it, and its id names that worker
-(`sessions.manager.owner_of`). The kernel hands each connection to any worker, so a worker that
+(`sessions.manager.worker_of`). The kernel hands each connection to any worker, so a worker that
 gets a request for another's session forwards it, as it came (its body, headers and API key),
 to the owner's private unix socket, and relays the answer as it comes: NDJSON lines one by
 one. The sockets are in a directory only root may enter (`<state_dir>/<supervisor pid>-peers`),
 and a forwarded request carries a secret of this server's, given to each worker on its
 settings pipe: only with it does a worker believe the request's client address (whose sessions
-these are) and serve it as the owner.
+these are; `PeerClient` makes it the request's client, for the access log too) and serve it as
+the owner.
 
 Asking the other workers also makes `GET /sessions` list a client's sessions in every worker,
 and lets a worker whose share of `session_max` is taken create a session in another's. A request
@@ -31,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sandlot import telemetry
 from sandlot.api.errors import error_response
 from sandlot.errors import SessionEnded, TooManySessions
-from sandlot.sessions.manager import owner_of
+from sandlot.sessions.manager import worker_of
 
 SECRET = "x-sandlot-peer"  # the server's secret: the request came from a worker
 CLIENT = "x-sandlot-client"  # the address of the client a worker forwards for
@@ -58,7 +59,7 @@ class Peers:
 
     def foreign(self, session_id: str) -> int | None:
         """The other worker that holds this session, if the id names one."""
-        worker = owner_of(session_id)
+        worker = worker_of(session_id)
         if worker is None or worker >= self.workers or worker == self.index:
             return None
         return worker
@@ -163,6 +164,20 @@ async def _nothing() -> Message:
     return {"type": "http.disconnect"}
 
 
+class PeerClient:
+    """Middleware (outermost): a request another worker forwarded is its client's, as that
+    worker says; from anyone else that say is ignored."""
+
+    def __init__(self, app: ASGIApp, peers: Peers) -> None:
+        self.app, self.peers = app, peers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.peers.trusted(scope["headers"]):
+            client = next((v for k, v in scope["headers"] if k == CLIENT.encode()), b"")
+            scope["client"] = (client.decode("latin-1"), 0)
+        await self.app(scope, receive, send)
+
+
 class SessionRoutes:
     """Middleware: `/sessions/{id}...` of another worker's session goes to that worker."""
 
@@ -198,10 +213,8 @@ def peers_of(request: Request) -> Peers | None:
 
 
 def client_of(request: Request) -> str:
-    """Whose sessions these are: the client's address, or the one a worker forwards for."""
-    peers: Peers | None = getattr(request.app.state, "peers", None)
-    if peers is not None and peers.trusted(request.headers.raw):
-        return request.headers.get(CLIENT, "")
+    """The client's address: the socket's peer, or the one a proxy of `forwarded_allow_ips`
+    (uvicorn's ProxyHeadersMiddleware) or another worker (PeerClient) forwards for."""
     return request.client.host if request.client else ""
 
 

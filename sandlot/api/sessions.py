@@ -18,14 +18,16 @@ from fastapi.responses import StreamingResponse
 
 from sandlot.api import peers
 from sandlot.api import session_convert as convert
+from sandlot.api.auth import tenant_of
 from sandlot.api.convert import decode_files
-from sandlot.api.deps import ServiceDep
+from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, TooLarge
 from sandlot.service import Service
 from sandlot.sessions import Execution, Result
 from sandlot.sessions.manager import bounded
+from sandlot.tenancy import Owner
 from sandlot.wire.run import RunCodeRequest, RunCodeResponse
 from sandlot.wire.sessions import (
     ExecuteRequest,
@@ -53,10 +55,10 @@ router = APIRouter(tags=["sessions"], lifespan=lifespan)
 SESSION = responses(400, 404, 410, 503)
 
 
-def owner(request: Request) -> str:
-    """Whose sessions these are: the client's address (what a per-client cap counts), also of
-    a request another worker forwarded."""
-    return peers.client_of(request)
+def owner(request: Request) -> Owner:
+    """Who a new session is for, and whose a listing shows: the request's tenant (its API
+    key's), from the client's address (also of a request another worker forwarded)."""
+    return Owner(tenant_of(request), peers.client_of(request))
 
 
 def check_size(cfg: Config, *code: str) -> None:
@@ -156,18 +158,18 @@ async def list_sessions(request: Request, service: ServiceDep) -> list[SessionIn
 
 
 @router.get("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
-async def get(session_id: str, service: ServiceDep) -> SessionInfo:
-    return convert.info(service.require_sessions().get(session_id))
+async def get(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
+    return convert.info(service.require_sessions().get(session_id, tenant))
 
 
 @router.post("/sessions/{session_id}/execute", response_model=ExecuteResponse, responses=SESSION)
 async def execute(
-    session_id: str, req: ExecuteRequest, request: Request, service: ServiceDep
+    session_id: str, req: ExecuteRequest, request: Request, service: ServiceDep, tenant: TenantDep
 ) -> Response:
     """Run code in the session; NDJSON lines as outputs come if asked (stream or Accept)."""
     cfg = service.config
     check_size(cfg, req.code)
-    session = service.require_sessions().get(session_id)
+    session = service.require_sessions().get(session_id, tenant)
     execution = await session.execute(req.code, timeout(cfg, req.timeout))
     if req.stream or NDJSON in request.headers.get("accept", ""):
         return StreamingResponse(lines(execution, session_id), media_type=NDJSON)
@@ -177,22 +179,22 @@ async def execute(
 
 
 @router.post("/sessions/{session_id}/interrupt", response_model=Interrupted, responses=SESSION)
-async def interrupt(session_id: str, service: ServiceDep) -> Interrupted:
-    return Interrupted(interrupted=service.require_sessions().get(session_id).interrupt())
+async def interrupt(session_id: str, service: ServiceDep, tenant: TenantDep) -> Interrupted:
+    return Interrupted(interrupted=service.require_sessions().get(session_id, tenant).interrupt())
 
 
 @router.post("/sessions/{session_id}/restart", response_model=SessionInfo, responses=SESSION)
-async def restart(session_id: str, service: ServiceDep) -> SessionInfo:
+async def restart(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """A fresh kernel (or shell) in the same box: files stay, variables go."""
-    session = service.require_sessions().get(session_id)
+    session = service.require_sessions().get(session_id, tenant)
     await session.restart()
     return convert.info(session)
 
 
 @router.delete("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
-async def delete(session_id: str, service: ServiceDep) -> SessionInfo:
+async def delete(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """End the session now: its box, processes and files are gone."""
-    return convert.info(await service.require_sessions().delete(session_id))
+    return convert.info(await service.require_sessions().delete(session_id, tenant))
 
 
 @router.put(
@@ -201,11 +203,11 @@ async def delete(session_id: str, service: ServiceDep) -> SessionInfo:
     responses=responses(400, 404, 410, 413, 503),
 )
 async def put_file(
-    session_id: str, path: str, request: Request, service: ServiceDep
+    session_id: str, path: str, request: Request, service: ServiceDep, tenant: TenantDep
 ) -> FileWritten:
     """Write the request body to `path` in the session's work dir."""
     cfg = service.config
-    session = service.require_sessions().get(session_id)
+    session = service.require_sessions().get(session_id, tenant)
     data = await request.body()
     if len(data) > cfg.max_files_bytes:
         raise TooLarge(f"a file may be at most {cfg.max_files_bytes} bytes")
@@ -218,9 +220,9 @@ async def put_file(
     response_class=Response,
     responses=responses(400, 404, 410, 413, 503),
 )
-async def get_file(session_id: str, path: str, service: ServiceDep) -> Response:
+async def get_file(session_id: str, path: str, service: ServiceDep, tenant: TenantDep) -> Response:
     """The bytes of `path` in the session's work dir."""
-    session = service.require_sessions().get(session_id)
+    session = service.require_sessions().get(session_id, tenant)
     data = await asyncio.to_thread(session.box.get_file, path, service.config.max_files_bytes)
     return Response(data, media_type="application/octet-stream")
 
@@ -234,7 +236,7 @@ async def run_code_in_session(
     forwarded = await peers.forward_run(request, req.session_id)
     if forwarded is not None:
         return forwarded
-    session = service.require_sessions().get(req.session_id)
+    session = service.require_sessions().get(req.session_id, tenant_of(request))
     language = service.registry.get(req.language).name
     if language != session.language:
         raise InvalidRequest(f"session {req.session_id} runs {session.language}, not {language}")

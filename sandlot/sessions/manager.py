@@ -2,9 +2,13 @@
 notebooks (`/run_jupyter`). One asyncio task ends sessions that are idle, past their lifetime
 or out of CPU time; a server-wide cap (and optionally one per client) bounds how many live.
 
+A session belongs to an `Owner` (sandlot.tenancy): the tenant of the API key that created it,
+and the client address it came from. Only its tenant reaches it by id; to any other it does not
+exist (404, whether it lives or ended). Listing and `session_per_client` count the owner's.
+
 A session id is a capability: 128 random bits, never listed to another client. It starts with
 the index of the server process (worker) that holds the session and a tag of that process's
-life, `<worker>-<life>-<bits>`, so that any worker can tell where it lives (`owner_of`), and a
+life, `<worker>-<life>-<bits>`, so that any worker can tell where it lives (`worker_of`), and a
 restarted worker that its session died with its predecessor.
 """
 
@@ -31,6 +35,7 @@ from sandlot.languages import Registry
 from sandlot.sessions import box
 from sandlot.sessions.pool import WarmPool
 from sandlot.sessions.session import Session, SessionLimits
+from sandlot.tenancy import Owner, Tenant
 
 log = logging.getLogger("sandlot.sessions")
 AGENT = str(Path(box.__file__).with_name("agent.py"))
@@ -42,7 +47,7 @@ SESSION_ID = re.compile(r"(0|[1-9][0-9]{0,4})-[0-9a-f]{8}-[0-9a-f]{32}")  # see 
 CPU_BACKSTOP = 30.0  # seconds of a process's CPU rlimit beyond the session's CPU time
 
 
-def owner_of(session_id: str) -> int | None:
+def worker_of(session_id: str) -> int | None:
     """The worker a session id names, if it is one's (else no worker has it)."""
     match = SESSION_ID.fullmatch(session_id)
     return int(match[1]) if match else None
@@ -60,7 +65,7 @@ class SessionManager:
         self.registry = registry
         self.sessions: dict[str, Session] = {}
         self._creating = 0
-        self._ended: OrderedDict[str, str] = OrderedDict()
+        self._ended: OrderedDict[str, tuple[Tenant, str]] = OrderedDict()  # why, for whom
         self._starts = asyncio.Semaphore(os.cpu_count() or 1)
         self.live: LiveBoxes | None = None
         self.pool = WarmPool(config.session_pool, lambda: self._start("python", self._limits()))
@@ -112,7 +117,7 @@ class SessionManager:
     async def create(
         self,
         language: str,
-        owner: str,
+        owner: Owner,
         *,
         idle_timeout: float | None = None,
         lifetime: float | None = None,
@@ -141,27 +146,31 @@ class SessionManager:
         self.sessions[session.id] = session
         return session
 
-    def get(self, session_id: str) -> Session:
+    def get(self, session_id: str, tenant: Tenant) -> Session:
+        """The tenant's session of that id; NotFound if it has none (another's is none of its),
+        SessionEnded saying why if its session has ended."""
         session = self.sessions.get(session_id)
+        if session is not None and (session.owner is None or session.owner.tenant != tenant):
+            session = None
         if session is not None and session.ended is None:
             session.touch()
             return session
         if session is not None:  # it ended by itself (its box died, its agent failed)
             self._forget(session, session.ended or "it ended")
-        reason = self._ended.get(session_id)
-        if reason is not None:
+        whose, reason = self._ended.get(session_id, (None, None))
+        if reason is not None and whose == tenant:
             raise SessionEnded(f"session {session_id} has ended: {reason}")
-        if owner_of(session_id) == self.worker and not session_id.startswith(self.prefix):
+        if worker_of(session_id) == self.worker and not session_id.startswith(self.prefix):
             raise SessionEnded(
                 f"session {session_id} has ended: the server process that held it stopped"
             )
         raise _NotFound(f"no session {session_id!r}: POST /sessions creates one")
 
-    def list(self, owner: str) -> list[Session]:
+    def list(self, owner: Owner) -> list[Session]:
         return [s for s in self.sessions.values() if s.owner == owner and s.ended is None]
 
-    async def delete(self, session_id: str) -> Session:
-        session = self.get(session_id)
+    async def delete(self, session_id: str, tenant: Tenant) -> Session:
+        session = self.get(session_id, tenant)
         await self._end(session, "it was deleted")
         return session
 
@@ -180,7 +189,8 @@ class SessionManager:
     def _forget(self, session: Session, why: str) -> None:
         """Out of the table; its id is remembered for a while, to say why it ended."""
         self.sessions.pop(session.id, None)
-        self._ended[session.id] = session.ended or why
+        if session.owner is not None:
+            self._ended[session.id] = (session.owner.tenant, session.ended or why)
         while len(self._ended) > TOMBSTONES:
             self._ended.popitem(last=False)
 
@@ -188,7 +198,7 @@ class SessionManager:
         """Whether this process holds its maximum of sessions (its share of the server's)."""
         return len(self.sessions) + self._creating >= self.config.session_max
 
-    def _admit(self, owner: str, elsewhere: int) -> None:
+    def _admit(self, owner: Owner, elsewhere: int) -> None:
         cfg = self.config
         mine = sum(s.owner == owner for s in self.sessions.values()) + elsewhere
         if self.full():
@@ -204,7 +214,7 @@ class SessionManager:
                 "end one (DELETE /sessions/{id}) or retry later", self._retry_after(owner)
             )  # fmt: skip
 
-    def _retry_after(self, owner: str | None = None) -> int:
+    def _retry_after(self, owner: Owner | None = None) -> int:
         """Seconds until the first session (of the owner) may end by itself."""
         now = time.monotonic()
         ends = [

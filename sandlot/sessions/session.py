@@ -23,6 +23,7 @@ from sandlot.jail.live import LiveBox, LiveBoxes, Pipes
 from sandlot.jail.spec import RunSpec
 from sandlot.sessions import events
 from sandlot.sessions.link import AgentGone, AgentLink, AgentSilent
+from sandlot.tenancy import Owner
 
 START_TIMEOUT = 90.0  # seconds a box's agent and kernel may take to be ready (a loaded machine)
 # Beyond an execution's own time limit: the agent's interrupt grace, then a kernel restart.
@@ -43,7 +44,7 @@ class SessionLimits:
 class Session:
     def __init__(self, box: LiveBox, link: AgentLink, language: str, limits: SessionLimits):
         self.id = ""
-        self.owner = ""
+        self.owner: Owner | None = None  # set when it is taken for a session (not a notebook)
         self.box = box
         self.link = link
         self.language = language

@@ -7,15 +7,20 @@ limits (frames, gc, patched built-ins) are in tests/test_integrity.py.
 
 from __future__ import annotations
 
+import ast
+import json
+import re
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from sandlot.judge import Datasets
+from sandlot.judge.datasets import row_id
 from sandlot.judge.families import reference
 from sandlot.languages import LANGUAGES, Registry
 from tests.conftest import Server
+from tests.test_integrity import PY_ATTACKS
 
 pytestmark = pytest.mark.root
 DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
@@ -27,8 +32,11 @@ def api(server: Server) -> Iterator[httpx.Client]:
         yield c
 
 
-def submit(api: httpx.Client, dataset: str, pid: str, completion: str, **extra) -> dict:
-    body = {"dataset": dataset, "id": pid, "completion": completion, "config": {"extra": extra}}
+def submit(
+    api: httpx.Client, dataset: str, pid: str, completion: str, language: str | None = None, **extra
+) -> dict:
+    config = {"extra": extra, **({"language": language} if language else {})}
+    body = {"dataset": dataset, "id": pid, "completion": completion, "config": config}
     r = api.post("/submit", json=body)
     assert r.status_code == 200, r.text
     return r.json()
@@ -324,3 +332,122 @@ def test_python_trace_jump_over_the_asserts_is_beyond_an_in_process_guard(
     assert submit(api, "humaneval", "HumanEval/0", TRACE_JUMP)["accepted"]
     control = TRACE_JUMP.replace("frame.f_trace = jump", "pass")
     assert not submit(api, "humaneval", "HumanEval/0", control)["accepted"]
+
+
+# -- every Python dataset: a wrong answer with each of the generic hacks --------------------------
+
+
+def _python_rows(dataset: str) -> list[dict]:
+    """The dataset's rows judged in Python."""
+    out = []
+    for r in DATASETS.get(dataset).rows:
+        labels = r.get("labels")
+        labels = json.loads(labels) if isinstance(labels, str) else (labels or {})
+        if labels.get("programming_language", "python") == "python":
+            out.append(r)
+    return out
+
+
+def _whole(dataset: str, r: dict) -> str | None:
+    """The row's reference as one whole program (None: the dataset has none)."""
+    spec = DATASETS.spec(dataset)
+    if spec.family in ("mhpp", "lcb", "stdio"):
+        return None  # no usable reference (LiveCodeBench's sample is `sys.exit(0)`)
+    ref = reference(spec.family, r)
+    if ref is None:
+        return None
+    if spec.family in ("humaneval", "humaneval_x"):
+        return (r.get("prompt") or r.get("content") or "") + ref
+    blocks = re.findall(r"```\w*\n(.*?)```", ref, re.S)
+    return blocks[0] if blocks else ref
+
+
+def _wrong(code: str) -> str:
+    """`code` with every function returning None: wrong, yet it runs to the tests' asserts."""
+
+    class NoReturns(ast.NodeTransformer):
+        def visit_Return(self, node: ast.Return) -> ast.Return:
+            return ast.Return(value=ast.Constant(None))
+
+    return ast.unparse(NoReturns().visit(ast.parse(code)))
+
+
+def _stub(dataset: str, r: dict) -> str:
+    """A wrong answer where the dataset has no reference: each function the prompt names."""
+    if DATASETS.spec(dataset).family in ("lcb", "stdio"):
+        return "print('wrong')\n"
+    names = re.findall(r"def (\w+)\s*\(", r.get("content") or r.get("prompt") or "")
+    return "".join(f"def {n}(*args, **kwargs):\n    return None\n" for n in names)
+
+
+PYTHON_DATASETS = [
+    "humaneval_python", "humaneval_x_python", "evoeval", "shadow_humaneval_python", "mbpp",
+    "mbpp_sanitized", "mhpp", "live_code_bench_v1", "palmath", "code_contests", "mbxp_v1_en",
+    "humanevalds_v1_en", "oodtest_v1_zh",
+]  # fmt: skip
+GENERIC = {name: text for name, text in PY_ATTACKS.items()}
+GENERIC["prints_what_passing_tests_print"] = "print('OK')\nprint('All tests passed')\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dataset", PYTHON_DATASETS)
+def test_every_python_dataset_rejects_a_wrong_answer_with_each_generic_hack(
+    api: httpx.Client, dataset: str
+) -> None:
+    spec, extra = DATASETS.spec(dataset), {}
+    if dataset == "code_contests":
+        extra = {"language": "python"}
+    # the first row whose reference is accepted (some rows of SandboxFusion's tables are its
+    # deliberately wrong controls), or the first row where the dataset has no reference
+    # (oodtest's Python rows have only those: the wrong answer is then a stub)
+    rows = _python_rows(dataset)
+    for r in rows:
+        pid, whole = str(row_id(r, spec)), _whole(dataset, r)
+        if whole is None or submit(api, dataset, pid, fenced(whole + "\n"), **extra)["accepted"]:
+            break
+    else:
+        r, whole = rows[0], None
+        pid = str(row_id(r, spec))
+    wrong = _wrong(whole) + "\n" if whole is not None else _stub(dataset, r)
+    assert not submit(api, dataset, pid, fenced(wrong), **extra)["accepted"], "control"
+    accepted = [
+        hack
+        for hack, text in GENERIC.items()
+        if submit(api, dataset, pid, fenced(wrong + text), **extra)["accepted"]
+    ]
+    assert accepted == [], accepted
+
+
+# -- sandlot's own harnesses (PAL-math, LiveCodeBench) hold what they compare with ----------------
+
+HARNESS_PATCHES = """
+import builtins, json, math, sys
+import __main__
+math.isclose = lambda *a, **k: True
+builtins.float = lambda *a: 0.0
+json.dumps = lambda *a, **k: "0"
+json.loads = lambda *a, **k: 0
+sys.exit = lambda *a: None
+for _name in dir(__main__):
+    if callable(getattr(__main__, _name)):
+        setattr(__main__, _name, lambda *a, **k: True)
+"""
+
+
+def test_palmath_answer_patching_what_the_harness_compares_with_is_rejected(
+    api: httpx.Client,
+) -> None:
+    good = reference("palmath", row("palmath", "0"))
+    assert submit(api, "palmath", "0", good)["accepted"]
+    wrong = "def solution():\n    return '8'\n"
+    assert not submit(api, "palmath", "0", fenced(wrong))["accepted"]
+    assert not submit(api, "palmath", "0", fenced(wrong + HARNESS_PATCHES))["accepted"]
+
+
+def test_livecodebench_answer_patching_its_harness_is_rejected(api: httpx.Client) -> None:
+    for r in DATASETS.get("live_code_bench_v1").rows:
+        pid = str(row_id(r, DATASETS.spec("live_code_bench_v1")))
+        wrong = "print('wrong')\n"
+        assert not submit(api, "live_code_bench_v1", pid, fenced(wrong))["accepted"]
+        out = submit(api, "live_code_bench_v1", pid, fenced(HARNESS_PATCHES + wrong))
+        assert not out["accepted"], out

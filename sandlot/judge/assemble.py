@@ -275,7 +275,9 @@ def build_palmath(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assem
     # dir would be the answer's to read.
     truth = json.loads(files.pop("answer.json", b"{}") or b"{}").get("gt")
     code = cut_at(ex.code, PY_TAIL_MARKERS)
-    return Assembled(ex, python_program(code, harnesses.palmath(truth), files=files))
+    # The answer is code.py, which the harness loads once it holds what it compares with.
+    files["code.py"] = code.encode()
+    return Assembled(ex, python_program("", harnesses.palmath(truth), files=files))
 
 
 def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

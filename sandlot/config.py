@@ -201,6 +201,13 @@ SETTINGS: tuple[Setting, ...] = (
         "session_cpu_seconds", 3600.0, "CPU seconds a session may use over its life", **POSITIVE
     ),
     Setting("session_disk_bytes", 256 * MiB, "size of a session's work dir (tmpfs)", ge=MiB),
+    Setting("mcp_connections", 256, "MCP clients connected to /mcp at once, at most", ge=1),
+    Setting(
+        "mcp_idle_timeout",
+        600.0,
+        "seconds an MCP connection may sit unused before it (and the sessions it opened) ends",
+        **POSITIVE,
+    ),
     Setting("languages", "", "languages `sandlot setup` installs, comma-separated (empty: all)"),
 )
 # Variables read from the environment that are not settings of the server: the config file
@@ -279,6 +286,8 @@ class Config:
     max_session_lifetime: float
     session_cpu_seconds: float
     session_disk_bytes: int
+    mcp_connections: int
+    mcp_idle_timeout: float
     languages: str
 
     @classmethod

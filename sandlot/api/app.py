@@ -59,4 +59,7 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
         app.add_middleware(PeerClient, peers=peers)
     for module in (run, batch, status, judge, coder, sessions, playground):
         app.include_router(module.router)
+    from sandlot.mcp import http as mcp  # the MCP SDK is imported only by a server
+
+    mcp.install(app, service, body_cap)
     return app

@@ -6,7 +6,7 @@ the typer app from them, so no command module imports another.
 
 import typer
 
-from sandlot.cli import coder, engine, evaluate
+from sandlot.cli import coder, engine, evaluate, mcp
 
 app = typer.Typer(help="sandlot: run untrusted code in isolated boxes.", no_args_is_help=True)
 app.command()(engine.serve)
@@ -18,5 +18,6 @@ app.command("route")(coder.route_cmd)
 app.command("test")(coder.test_cmd)
 app.command("code")(coder.code_cmd)
 app.command("eval")(evaluate.eval_command)
+app.command("mcp")(mcp.mcp_cmd)
 
 __all__ = ["app"]

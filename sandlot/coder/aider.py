@@ -59,6 +59,7 @@ class AiderOptions:
     llm_grace: float = 20.0  # seconds aider may keep retrying after an LLM error shows
     extra_args: tuple[str, ...] = ()
     owner: Owner | None = None  # who aider runs as (a server's task), else this process's user
+    cancel: threading.Event | None = None  # set: aider is stopped at once (the task was cancelled)
 
 
 @dataclass(slots=True)
@@ -187,6 +188,8 @@ def run(opts: AiderOptions, cwd: Path, work: Path, message: str, files: list[str
                 break
             if llm_deadline is not None and now >= llm_deadline:
                 result.stopped_for_llm = True
+                break
+            if opts.cancel is not None and opts.cancel.is_set():
                 break
             time.sleep(0.1)
     finally:  # also on Ctrl-C: aider runs in its own session and would outlive us

@@ -6,16 +6,20 @@
 
 Each task runs in a worker thread (Aider is a minutes-long subprocess), and each of its test
 runs goes back to the server's event loop, through the same executor (slots, queue, jail) as
-`/run_code`.
+`/run_code`. A task whose caller is cancelled stops: Aider is killed, no further test starts,
+the worktree is removed, and only then does the cancellation go on up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 from collections.abc import Callable
+from concurrent.futures import CancelledError
 from pathlib import Path
 
-from sandlot.coder.loop import prepare, run_task
+from sandlot.coder.loop import guess_test_cmd, prepare, run_task
 from sandlot.coder.owner import Owner
 from sandlot.coder.task import TEST_TIMEOUT, CodeResult, CodeTask
 from sandlot.coder.testrun import TestOutcome, run_tests
@@ -30,8 +34,9 @@ class CoderJobs:
         self._executor = executor  # resolved per task: the service may have no jail
         self.running = 0
 
-    async def run(self, task: CodeTask) -> CodeResult:
-        """Every check first (4xx before anything is created), then the loop."""
+    async def run(self, task: CodeTask, log: Callable[[str], None] = lambda _: None) -> CodeResult:
+        """Every check first (4xx before anything is created), then the loop; `log` hears of
+        its steps (from the task's thread)."""
         repo = self._confined(task.repo)
         owner = Owner.of(repo)
         task.repo = str(repo)  # what was checked is what runs, not a link that may change
@@ -48,21 +53,47 @@ class CoderJobs:
             )
         self.running += 1
         try:
-            return await self._run(task, owner)
+            return await self._run(task, owner, log)
         finally:
             self.running -= 1
 
-    async def _run(self, task: CodeTask, owner: Owner | None) -> CodeResult:
+    async def repo_tests(
+        self, repo: str, cmd: str | None = None, timeout: float | None = None
+    ) -> TestOutcome:
+        """A repository's tests in a fresh box: only a repository under `coder_roots` (its file
+        list from git run as its owner); `cmd` guessed from its files when not given."""
+        root = self._confined(repo)
+        cmd = cmd or guess_test_cmd(root)
+        if not cmd:
+            raise InvalidRequest(f"no test command found for {repo}: pass one (e.g. 'pytest -q')")
+        return await run_tests(self._executor(), root, cmd, timeout, Owner.of(root))
+
+    async def _run(
+        self, task: CodeTask, owner: Owner | None, log: Callable[[str], None]
+    ) -> CodeResult:
         runtime = self.config.runtime_dir
+        cancel = task.cancel = task.cancel or threading.Event()
         prep = await asyncio.to_thread(prepare, task, runtime, owner)  # runs git
         executor = self._executor()
         loop = asyncio.get_running_loop()
 
         def tests(root: Path, cmd: str, timeout: float) -> TestOutcome:
+            if cancel.is_set():
+                raise CancelledError
             job = run_tests(executor, root, cmd, timeout, owner)
             return asyncio.run_coroutine_threadsafe(job, loop).result()
 
-        return await asyncio.to_thread(run_task, prep, tests)
+        work = asyncio.ensure_future(asyncio.to_thread(run_task, prep, tests, log))
+        try:
+            return await asyncio.shield(work)
+        except asyncio.CancelledError:
+            cancel.set()  # the thread kills Aider, starts no test, removes its worktree
+            while not work.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait([work])
+            with contextlib.suppress(BaseException):
+                work.result()
+            raise
 
     def _confined(self, repo: str) -> Path:
         """`repo`, resolved, if it lies under one of `coder_roots`; with none, /code is off."""

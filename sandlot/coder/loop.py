@@ -13,6 +13,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,18 +118,19 @@ def prepare(task: CodeTask, runtime_dir: str = "/opt/sandlot", owner: Owner | No
     if not test_cmd and task.aider_config:
         test_cmd = next((v for p in conf_paths[:1] if (v := conf_value(p, "test-cmd"))), None)
     if not test_cmd and not task.ask:
-        test_cmd = _guess_test_cmd(state.root)
+        test_cmd = guess_test_cmd(state.root)
     if not test_cmd and not task.ask:
         raise InvalidRequest("no test command: pass --test-cmd (e.g. 'pytest -q')")
     options = aider.AiderOptions(
         executable=find_aider(runtime_dir), model=model, edit_format=task.edit_format,
         ask=task.ask, stream=task.stream, honour_config=task.aider_config,
-        timeout=task.attempt_timeout, llm_grace=task.llm_grace, owner=owner,
+        timeout=task.attempt_timeout, llm_grace=task.llm_grace, owner=owner, cancel=task.cancel,
     )  # fmt: skip
     return Prepared(task, state, files, read, model, test_cmd, options, keys)
 
 
-def _guess_test_cmd(root: Path) -> str | None:
+def guess_test_cmd(root: Path) -> str | None:
+    """pytest's command if the repository looks like it has pytest tests, else None."""
     if any((root / n).exists() for n in ("pytest.ini", "conftest.py", "tests", "test")):
         return "python -m pytest -q"
     if any(root.glob("test_*.py")) or any(root.glob("*_test.py")):
@@ -203,6 +205,8 @@ def _attempt(run: _Run, number: int, message: str) -> str | None:
     run.log(f"attempt {number}: aider ({prep.model})")
     edit = aider.run(prep.options, tree.path, work, message, prep.files, prep.read, prep.keys)
     run.outputs.append(edit.output)
+    if task.cancel is not None and task.cancel.is_set():
+        raise CancelledError  # nothing more runs; the worktree goes (run_task's finally)
     commit = None if task.ask else tree.commit_all(
         f"sandlot code: {task.message.strip().splitlines()[0][:60]} (attempt {number})"
     )  # fmt: skip

@@ -4,6 +4,7 @@ of a task defined once here (the CLI's options, the HTTP request model and the l
 
 from __future__ import annotations
 
+import threading
 from dataclasses import asdict, dataclass, field
 
 PASSED, FAILED_TESTS, NO_CHANGES = "passed", "failed_tests", "no_changes"
@@ -34,6 +35,7 @@ class CodeTask:
     llm_grace: float = LLM_GRACE
     keep_worktree: bool = False
     stream: bool = False
+    cancel: threading.Event | None = None  # set: stop now (its caller went away), leave nothing
 
 
 @dataclass(slots=True)

@@ -1,0 +1,7 @@
+"""mcp — sandlot as a Model Context Protocol server: its tools for agents, over stdio
+(`sandlot mcp`) and streamable HTTP (`/mcp` in the server).
+
+A face like the HTTP API and the CLI: tools build requests, call the service's layers and shape
+results; no decision is made here. Imports the SDK (`mcp`), the service and the API's wire
+conversions; nothing below imports it.
+"""

@@ -1,0 +1,42 @@
+"""sandlot's MCP server: its tools over one Service, and what it tells a client on connecting.
+
+The tools are faces like the HTTP routes: they build the same requests, call the same layers and
+shape the same results; no decision is made here. `build` gives the server and the record of
+what each connection opened (`caller.Opened`), which its transport ends when the connection does.
+"""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+from sandlot import __version__
+from sandlot.mcp import coder_tools, run_tools, session_tools
+from sandlot.mcp.caller import Opened
+from sandlot.service import Service
+
+INSTRUCTIONS = """\
+sandlot runs untrusted code in isolated boxes (no network, limits on time, memory and output)
+in ~30 languages, judges code against tests, and sends repository work to Aider.
+- Run a snippet safely, or code a model wrote: run_code. Keep state across calls (a Python
+  kernel or a bash shell, files, variables): session_create, session_run, session_close.
+- Does this code pass these tests? run_tests with your cases; a benchmark problem: judge.
+- Add a feature, fix a bug or write tests in a repository: code (Aider on a new branch,
+  proven by the repository's tests); repo_test runs those tests alone.
+- Unsure which? route says which tool and why.
+"""
+
+
+def build(service: Service) -> tuple[MCPServer, Opened]:
+    async def close(session_id: str) -> None:
+        sessions = service.sessions
+        if sessions is not None and session_id in sessions.sessions:
+            await sessions.delete(session_id)
+
+    opened = Opened(close)
+    server: MCPServer = MCPServer(
+        "sandlot", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+    run_tools.register(server, service)
+    session_tools.register(server, service, opened)
+    coder_tools.register(server, service)
+    return server, opened

@@ -1,0 +1,617 @@
+"""sandlot's MCP server, driven by the official SDK's client against a real server: over
+streamable HTTP (`/mcp`, behind API keys) and over stdio (`sandlot mcp`, bridged to the server
+or serving a local jail). Every tool, a session kept across calls, progress, cancellation, a
+large output, a file round trip, each tool's bad inputs, and the attacks of issue 42.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import pytest
+from mcp.types import EmbeddedResource, ImageContent
+
+from tests.conftest import (
+    ROOT,
+    SESSION_UIDS,
+    STATE_ROOT,
+    UID_BASE,
+    Server,
+    running_server,
+    sandlot_processes,
+)
+from tests.mcp_client import call, ok, over_http, over_stdio, text
+
+pytestmark = pytest.mark.root
+
+KEY_A = "key-alpha-0123456789abcdef"
+KEY_B = "key-bravo-0123456789abcdef"
+OWNER = 65151  # owns the repositories under coder_roots (git runs as the owner, never root)
+CALC_BUGGY = "def add(a, b):\n    return a - b\n"
+CALC_RIGHT = "def add(a, b):\n    return a + b\n"
+CALC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+HAS_CLOSE = (
+    "    for i, a in enumerate(numbers):\n        for j, b in enumerate(numbers):\n"
+    "            if i != j and abs(a - b) < threshold:\n                return True\n"
+    "    return False\n"
+)
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "safe.directory=*", "-C", str(repo), *args],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def roots() -> Iterator[Path]:
+    top = Path(tempfile.mkdtemp(prefix="sandlot-mcp-roots-"))
+    top.chmod(0o755)
+    os.chown(top, OWNER, OWNER)
+    yield top
+    shutil.rmtree(top)
+
+
+def make_repo(roots: Path, name: str) -> Path:
+    """A git repository of OWNER's under `roots` whose one test fails (add subtracts)."""
+    repo = roots / name
+    repo.mkdir()
+    (repo / "calc.py").write_text(CALC_BUGGY)
+    (repo / "test_calc.py").write_text(CALC_TEST)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", ".")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
+    for path in (repo, *repo.rglob("*")):
+        os.chown(path, OWNER, OWNER, follow_symlinks=False)
+    return repo
+
+
+@pytest.fixture(scope="module")
+def llm():
+    from tests.fake_llm import serve
+
+    with serve() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def keyed(roots: Path, llm) -> Iterator[Server]:
+    env = {
+        "SANDLOT_API_KEYS": f"{KEY_A},{KEY_B}", "SANDLOT_CODER_ROOTS": str(roots),
+        "SANDLOT_CODER_JOBS": "1", "SANDLOT_MCP_IDLE_TIMEOUT": "4",
+        "SANDLOT_UID_BASE": str(UID_BASE + 4), "OPENAI_API_KEY": "sk-test-0123456789abcdef",
+        "OPENAI_API_BASE": llm.base, "SANDLOT_CODER_MODEL": "openai/fake-coder",
+    }  # fmt: skip
+    with running_server("--slots", "2", env=env) as srv:
+        yield srv
+
+
+def run(body) -> object:  # an async test body, run to its end
+    return anyio.run(body)
+
+
+def wait_until(check, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return check()
+
+
+def session_boxes() -> list[str]:
+    return sandlot_processes(SESSION_UIDS)
+
+
+# --- every tool, over HTTP ----------------------------------------------------------------------
+
+
+def test_tools_are_typed_described_and_annotated(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert set(tools) == {
+                "run_code", "run_tests", "judge", "languages", "datasets", "prompt",
+                "session_create", "session_run", "session_upload", "session_download",
+                "session_close", "route", "repo_test", "code",
+            }  # fmt: skip
+            for tool in tools.values():
+                assert tool.description and tool.annotations is not None, tool.name
+                assert tool.annotations.read_only_hint is not None, tool.name
+                assert tool.annotations.open_world_hint is not None, tool.name
+                assert tool.output_schema is not None, tool.name
+                for name, prop in tool.input_schema.get("properties", {}).items():
+                    if name not in ("max_attempts",):
+                        assert prop.get("description"), f"{tool.name}.{name}"
+            assert tools["languages"].annotations.read_only_hint is True
+            assert tools["session_close"].annotations.destructive_hint is True
+            assert tools["code"].annotations.open_world_hint is True
+
+    run(body)
+
+
+def test_run_code_run_tests_and_the_catalogue(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            res = await call(s, "run_code", language="python", code="print(6 * 7)")
+            assert not res.is_error and "42" in text(res) and "Success" in text(res)
+            out = res.structured_content
+            assert out["status"] == "Success" and out["stdout"] == "42\n"
+            assert out["exit_code"] == 0 and out["run_result"]["cpu_time"] > 0
+            out = await ok(s, "run_code", language="cpp", code="int main(){return 3;}")
+            assert out["status"] == "Failed" and out["exit_code"] == 3
+            res = await call(s, "run_code", language="python", code="while True: pass",
+                             run_timeout=1)  # fmt: skip
+            assert "time limit" in text(res) or "wall_time" in text(res)
+            cases = [{"input": "add(1, 2)", "expected": "3"}, {"input": "add(2, 2)",
+                     "expected": "5"}]  # fmt: skip
+            res = await call(
+                s,
+                "run_tests",
+                language="python",
+                code="def add(a, b):\n    return a + b\n",
+                test_cases=cases,
+            )
+            assert "1/2 passed" in text(res) and res.structured_content["passed"] is False
+            assert [t["passed"] for t in res.structured_content["tests"]] == [True, False]
+            names = [r["name"] for r in (await ok(s, "languages"))["languages"]]
+            assert "python" in names and "cpp" in names
+            assert "humaneval_python" in (await ok(s, "datasets"))["datasets"]
+            prompt = await ok(s, "prompt", dataset="humaneval_python", problem_id="HumanEval/0")
+            assert "has_close_elements" in prompt["prompt"]
+            verdict = await ok(s, "judge", dataset="humaneval_python", problem_id="HumanEval/0",
+                               completion=f"```python\n{HAS_CLOSE}```")  # fmt: skip
+            assert verdict["accepted"] is True
+            res = await call(s, "judge", dataset="humaneval_python", problem_id="HumanEval/0",
+                             completion="    return True\n")  # fmt: skip
+            assert res.structured_content["accepted"] is False and "rejected" in text(res)
+            routed = await ok(s, "route", request="fix the bug in my repo's parser")
+            assert routed["route"] == "coder" and routed["tool"].startswith("code")
+            routed = await ok(s, "route", request="run this untrusted snippet safely")
+            assert routed["route"] == "sandbox" and "run_code" in routed["tool"]
+
+    run(body)
+
+
+def test_a_large_output_is_cut_with_a_note(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            res = await call(s, "run_code", language="python", code="print('x' * 300000)")
+            assert not res.is_error
+            said = text(res)
+            assert len(said) < 30_000 and "characters cut" in said and "note:" in said
+            out = res.structured_content
+            assert len(out["stdout"]) < 30_000 and any("stdout" in n for n in out["notes"])
+            assert out["run_result"]["stdout"] is None  # said once, at the top
+
+    run(body)
+
+
+def test_run_code_files_come_back_as_embedded_resources(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            code = "open('out.txt','w').write(open('in.txt').read().upper())\n" \
+                   "open('raw.bin','wb').write(bytes(range(256)))"  # fmt: skip
+            res = await call(
+                s,
+                "run_code",
+                language="python",
+                code=code,
+                files={"in.txt": "hello"},
+                fetch_files=["out.txt", "raw.bin"],
+            )
+            resources = {b.resource.uri: b.resource for b in res.content
+                         if isinstance(b, EmbeddedResource)}  # fmt: skip
+            assert resources["sandlot://run/out.txt"].text == "HELLO"
+            assert len(resources["sandlot://run/raw.bin"].blob) == 344  # base64 of 256 bytes
+            assert res.structured_content["files"] == {}  # not in the JSON again
+
+    run(body)
+
+
+# --- sessions -----------------------------------------------------------------------------------
+
+
+def test_a_session_keeps_state_across_calls_streams_progress_and_round_trips_files(
+    keyed: Server,
+) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            sid = (await ok(s, "session_create"))["id"]
+            seen: list[str] = []
+
+            async def progress(done: float, total: float | None, message: str | None) -> None:
+                seen.append(message or "")
+
+            code = "import time\nx = 41\nfor i in range(3):\n    print('tick', i, flush=True)" \
+                   "\n    time.sleep(0.3)"  # fmt: skip
+            res = await s.call_tool("session_run", {"session_id": sid, "code": code},
+                                    progress_callback=progress)  # fmt: skip
+            assert not res.is_error and "tick 2" in text(res)
+            assert sum("tick" in m for m in seen) >= 2, seen  # outputs came while it ran
+            res = await call(s, "session_run", session_id=sid, code="x + 1")
+            assert "42" in text(res)
+            data = bytes(range(256)) * 4
+            import base64
+
+            await ok(s, "session_upload", session_id=sid, path="d/blob.bin",
+                     content=base64.b64encode(data).decode(), encoding="base64")  # fmt: skip
+            await ok(s, "session_upload", session_id=sid, path="notes.txt", content="héllo")
+            await ok(
+                s,
+                "session_run",
+                session_id=sid,
+                code="open('b.txt','w').write("
+                "str(len(open('d/blob.bin','rb').read())) + open('notes.txt').read())",
+            )
+            res = await call(s, "session_download", session_id=sid, path="b.txt")
+            block = next(b for b in res.content if isinstance(b, EmbeddedResource))
+            assert block.resource.text == "1024héllo"
+            res = await call(s, "session_download", session_id=sid, path="d/blob.bin")
+            block = next(b for b in res.content if isinstance(b, EmbeddedResource))
+            assert base64.b64decode(block.resource.blob) == data
+            res = await call(
+                s,
+                "session_run",
+                session_id=sid,
+                code=(
+                    "import matplotlib\nmatplotlib.use('module://matplotlib_inline.backend_inline')"
+                    "\nimport matplotlib.pyplot as plt\nplt.plot([1, 2]); plt.show()"
+                ),
+            )
+            if not res.is_error and "ModuleNotFoundError" not in text(res):
+                assert any(isinstance(b, ImageContent) for b in res.content), text(res)
+            bash = (await ok(s, "session_create", language="bash"))["id"]
+            await ok(s, "session_run", session_id=bash, code="cd /tmp && export V=7")
+            res = await call(s, "session_run", session_id=bash, code="echo $V; pwd")
+            assert "7\n/tmp" in text(res)
+            await ok(s, "session_close", session_id=bash)
+            await ok(s, "session_close", session_id=sid)
+            res = await call(s, "session_run", session_id=sid, code="x")
+            assert res.is_error and "ended" in text(res)
+
+    run(body)
+
+
+def test_cancelling_a_run_interrupts_it_and_the_session_goes_on(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            sid = (await ok(s, "session_create"))["id"]
+            await ok(s, "session_run", session_id=sid, code="y = 5")
+            with anyio.move_on_after(3):
+                await s.call_tool("session_run", {"session_id": sid,
+                                                  "code": "while True: pass"})  # fmt: skip
+            started = time.monotonic()
+            res = await call(s, "session_run", session_id=sid, code="y * 2")
+            assert "10" in text(res), text(res)  # the loop was interrupted: state kept
+            assert time.monotonic() - started < 60
+            await ok(s, "session_close", session_id=sid)
+
+    run(body)
+
+
+# --- bad inputs, each tool: a tool error that says what to change -------------------------------
+
+
+BAD = [
+    ("run_code", {"language": "klingon", "code": "x"}, "supports: "),
+    ("run_code", {"language": "python", "code": "x", "run_timeout": -1}, "run_timeout"),
+    ("run_code", {"language": "python", "code": "x", "run_timeout": 1e9}, "maximum"),
+    ("run_code", {"language": "python", "code": "x", "files": {"../x": "y"}}, ".."),
+    ("run_code", {"language": "python"}, "code"),
+    ("run_tests", {"language": "python", "code": "x", "test_cases": []}, "test_cases"),
+    ("run_tests", {"language": "python", "code": "x", "test_cases": [{"input": "1"}]},
+     "expected"),
+    ("judge", {"dataset": "nope", "problem_id": 1, "completion": "x"}, "nope"),
+    ("prompt", {"dataset": "humaneval_python", "problem_id": "HumanEval/99999"}, "99999"),
+    ("session_create", {"language": "cobol"}, "language"),
+    ("session_create", {"idle_timeout": 1e9}, "idle_timeout"),
+    ("session_run", {"session_id": "not-a-session", "code": "1"}, "no session"),
+    ("session_upload", {"session_id": "nope", "path": "a", "content": "%%",
+                        "encoding": "base64"}, "base64"),
+    ("session_download", {"session_id": "nope", "path": "a"}, "no session"),
+    ("session_close", {"session_id": "nope"}, "no session"),
+    ("route", {"request": "   "}, "empty"),
+    ("repo_test", {"repo": "/etc"}, "outside"),
+    ("code", {"repo": "/etc", "message": "do it"}, "outside"),
+    ("code", {"repo": "/etc"}, "message"),
+]  # fmt: skip
+
+
+def test_bad_inputs_are_tool_errors_that_say_what_to_change(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            for tool, arguments, hint in BAD:
+                res = await s.call_tool(tool, arguments)
+                said = text(res)
+                assert res.is_error, (tool, arguments, said)
+                assert hint in said, (tool, arguments, said)
+                assert "Traceback" not in said
+
+    run(body)
+    assert keyed.alive()
+
+
+# --- attacks ------------------------------------------------------------------------------------
+
+
+def test_attack_a_second_key_cannot_see_or_drive_the_first_keys_sessions(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as a, over_http(keyed.url, KEY_B) as b:
+            sid = (await ok(a, "session_create"))["id"]
+            await ok(a, "session_upload", session_id=sid, path="secret.txt", content="s3cret")
+            for tool, extra in (("session_run", {"code": "print(open('secret.txt').read())"}),
+                                ("session_download", {"path": "secret.txt"}),
+                                ("session_upload", {"path": "secret.txt", "content": "x"}),
+                                ("session_close", {})):  # fmt: skip
+                res = await b.call_tool(tool, {"session_id": sid, **extra})
+                assert res.is_error and "no session" in text(res), (tool, text(res))
+                assert "s3cret" not in text(res)
+            res = await call(a, "session_run", session_id=sid, code="open('secret.txt').read()")
+            assert "s3cret" in text(res)  # the control: its owner still has it, unchanged
+            await ok(a, "session_close", session_id=sid)
+
+    run(body)
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "t", "version": "0"}}}  # fmt: skip
+
+
+def test_attack_an_mcp_connection_id_is_useless_with_another_key(keyed: Server) -> None:
+    init = INIT
+    accept = {"Accept": "application/json, text/event-stream"}
+    with httpx.Client(base_url=keyed.url, timeout=30) as c:
+        r = c.post("/mcp", json=init, headers=accept)
+        assert r.status_code == 401  # no key: nothing
+        r = c.post("/mcp", json=init, headers={**accept, "Authorization": f"Bearer {KEY_A}"})
+        assert r.status_code == 200, r.text
+        conn = r.headers["mcp-session-id"]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        as_b = {**accept, "Authorization": f"Bearer {KEY_B}", "mcp-session-id": conn,
+                "mcp-protocol-version": "2025-11-25"}  # fmt: skip
+        assert c.post("/mcp", json=ping, headers=as_b).status_code == 404
+        as_a = {**as_b, "Authorization": f"Bearer {KEY_A}"}
+        assert c.post("/mcp", json=ping, headers=as_a).status_code == 200  # the control
+        c.delete("/mcp", headers=as_a)
+
+
+def test_attack_no_repository_outside_coder_roots(keyed: Server, roots: Path) -> None:
+    outside = Path(tempfile.mkdtemp(prefix="sandlot-mcp-outside-"))
+    inside = make_repo(roots, "inside")
+    link = roots / "link-out"
+    link.symlink_to(outside)
+    try:
+        (outside / "test_x.py").write_text("def test_x():\n    assert True\n")
+
+        async def body() -> None:
+            async with over_http(keyed.url, KEY_A) as s:
+                for repo in (str(outside), str(link), f"{inside}/../../..", "/"):
+                    for tool in ("repo_test", "code"):
+                        res = await s.call_tool(tool, {"repo": repo, "message": "x"})
+                        assert res.is_error and "outside" in text(res), (tool, repo, text(res))
+                res = await call(s, "repo_test", repo=str(inside), cmd="pytest -q")
+                said = text(res)  # the control: inside, the tests run (and fail: add subtracts)
+                assert res.structured_content["passed"] is False and "1 failed" in said, said
+
+        run(body)
+    finally:
+        link.unlink()
+        shutil.rmtree(outside)
+        shutil.rmtree(inside)
+
+
+def test_attack_huge_arguments_and_deep_json_are_refused_cleanly(keyed: Server) -> None:
+    accept = {"Accept": "application/json, text/event-stream",
+              "Authorization": f"Bearer {KEY_A}"}  # fmt: skip
+    with httpx.Client(base_url=keyed.url, timeout=60) as c:
+        huge = (
+            b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code",'
+            b'"arguments":{"language":"python","code":"' + b"x" * (200 << 20) + b'"}}}'
+        )
+        r = c.post("/mcp", content=huge, headers={**accept, "Content-Type": "application/json"})
+        assert r.status_code == 413, r.text[:300]
+        deep = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":' + b"[" * 100_000 \
+               + b"]" * 100_000 + b"}"  # fmt: skip
+        r = c.post("/mcp", content=deep, headers={**accept, "Content-Type": "application/json"})
+        assert 400 <= r.status_code < 500, (r.status_code, r.text[:300])
+        # Deep arguments in a call on a live connection: a tool error, and the server goes on.
+        r = c.post("/mcp", json=INIT, headers=accept)
+        live = {
+            **accept,
+            "mcp-session-id": r.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+            "Content-Type": "application/json",
+        }
+        c.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+               headers=live)  # fmt: skip
+        args = b'{"language":"python","code":"1","files":' + b'{"a":' * 5000 + b"1" \
+            + b"}" * 5000 + b"}"  # fmt: skip
+        deep_call = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":' \
+            b'"run_code","arguments":' + args + b"}}"  # fmt: skip
+        r = c.post("/mcp", content=deep_call, headers=live)
+        assert r.status_code < 500 and "Traceback" not in r.text, r.text[:300]
+        assert '"isError":true' in r.text.replace(" ", "") or r.status_code >= 400, r.text[:300]
+        c.delete("/mcp", headers=live)
+
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            res = await call(s, "run_code", language="python", code="x" * (20 << 20))
+            assert res.is_error and "bytes" in text(res)
+            assert "42" in text(await call(s, "run_code", language="python", code="print(42)"))
+
+    run(body)
+    assert keyed.alive()
+
+
+def test_attack_a_client_that_vanishes_mid_run_leaves_nothing_behind(keyed: Server) -> None:
+    """It opens two sessions, starts an endless cell and goes away without a word (no DELETE):
+    once its connection idles out (mcp_idle_timeout) its sessions and their boxes are gone."""
+
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A, terminate_on_close=False) as s:
+            await ok(s, "session_create", language="bash")
+            sid = (await ok(s, "session_create"))["id"]
+            with anyio.move_on_after(2):
+                await s.call_tool("session_run", {"session_id": sid, "code": "while 1: pass"})
+
+    before = len(session_boxes())
+    run(body)
+    assert wait_until(lambda: session_boxes() == [], timeout=60), session_boxes()
+    assert before >= 0
+
+
+def test_an_orderly_goodbye_ends_the_sessions_at_once(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            await ok(s, "session_create")
+            assert session_boxes()
+
+    run(body)
+    assert wait_until(lambda: session_boxes() == [], timeout=15), session_boxes()
+
+
+# --- stdio --------------------------------------------------------------------------------------
+
+
+def stdio_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SANDLOT_")}
+    env.pop("SANDBOX_FUSION_URL", None)
+    return {**env, **extra}
+
+
+def test_stdio_bridges_to_a_server_with_its_key(keyed: Server) -> None:
+    async def body() -> None:
+        env = stdio_env(SANDBOX_FUSION_URL=keyed.url, SANDLOT_API_KEY=KEY_B)
+        async with over_stdio(env=env) as s:
+            assert len((await s.list_tools()).tools) == 14
+            out = await ok(s, "run_code", language="python", code="print(sum(range(10)))")
+            assert out["stdout"] == "45\n"
+            sid = (await ok(s, "session_create"))["id"]
+            await ok(s, "session_run", session_id=sid, code="z = 3")
+            assert "9" in text(await call(s, "session_run", session_id=sid, code="z * z"))
+
+    run(body)
+    assert wait_until(lambda: session_boxes() == [], timeout=15)  # ended with the bridge
+
+
+def test_stdio_without_a_key_is_refused_by_the_server(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_stdio("--server", keyed.url, env=stdio_env()) as s:
+            await s.list_tools()
+
+    with pytest.raises(BaseException):  # noqa: B017 - the SDK's error for a 401 varies
+        run(body)
+
+
+def test_stdio_serves_a_local_jail_as_root() -> None:
+    state = f"{STATE_ROOT}/mcp-stdio"
+    env = stdio_env(SANDLOT_STATE_DIR=state, SANDLOT_UID_BASE=str(UID_BASE + 8),
+                    SANDLOT_SLOTS="1", SANDLOT_SESSION_POOL="0",
+                    SANDLOT_SESSION_UID_BASE=str(SESSION_UIDS.start + 100))  # fmt: skip
+
+    async def body() -> None:
+        async with over_stdio(env=env) as s:
+            out = await ok(s, "run_code", language="python", code="print('local')")
+            assert out["stdout"] == "local\n"
+            sid = (await ok(s, "session_create"))["id"]
+            await ok(s, "session_run", session_id=sid, code="w = 'kept'")
+            assert "kept" in text(await call(s, "session_run", session_id=sid, code="w"))
+
+    run(body)
+    assert wait_until(lambda: session_boxes() == [] and sandlot_processes() == [], timeout=20)
+    assert not Path(state).exists() or not any(Path(state).iterdir())
+
+
+def test_stdio_neither_root_nor_server_says_how() -> None:
+    done = subprocess.run(
+        [sys.executable, "-P", "-m", "sandlot", "mcp"], cwd=ROOT, env=stdio_env(),
+        capture_output=True, text=True, timeout=60, user=65534, group=65534,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "as root" in done.stderr and "--server" in done.stderr
+    assert "SANDBOX_FUSION_URL" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- an agent loop, its model the fake LLM --------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_an_agent_loop_routes_runs_opens_a_session_tests_and_gets_a_proven_fix(
+    keyed: Server, roots: Path, llm
+) -> None:
+    """A minimal agent: it asks the model (the fake OpenAI-compatible server) for its next
+    step, calls the tool the model names over MCP, and feeds the result back; Aider, called by
+    the `code` tool, asks the same model for its edit."""
+    from sandlot.coder.install import AiderMissing, find_aider
+    from tests.fake_llm import Reply, whole_file
+
+    try:
+        find_aider()
+    except AiderMissing:
+        pytest.skip("aider not installed (sandlot setup --with-aider)")
+    repo = make_repo(roots, "agent")
+
+    def step(tool: str, **arguments: object) -> Reply:
+        return Reply(json.dumps({"tool": tool, "arguments": arguments}))
+
+    llm.queue(
+        step("route", request="fix the failing test in my repo", repo=str(repo)),
+        step("run_code", language="python", code="print(2 + 3)"),
+        step("session_create"),
+        step("repo_test", repo=str(repo), cmd="python -m pytest -q"),
+        step("code", repo=str(repo), message="make add() add", files=["calc.py"],
+             test_cmd="python -m pytest -q"),
+        Reply(whole_file("calc.py", CALC_RIGHT)),  # Aider's turn
+        Reply(json.dumps({"done": "fixed and proven"})),
+    )  # fmt: skip
+    transcript: list[dict[str, object]] = []
+
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s, httpx.AsyncClient(timeout=300) as model:
+            messages = [{"role": "user", "content": "the tests in my repo fail; fix them"}]
+            for _ in range(10):
+                r = await model.post(llm.base + "/chat/completions", json={
+                    "model": "fake-agent", "messages": messages})  # fmt: skip
+                decision = json.loads(r.json()["choices"][0]["message"]["content"])
+                if "done" in decision:
+                    return
+                res = await s.call_tool(decision["tool"], decision["arguments"])
+                transcript.append(
+                    {
+                        "tool": decision["tool"],
+                        "error": res.is_error,
+                        "out": res.structured_content,
+                        "text": text(res),
+                    }
+                )
+                messages += [{"role": "assistant", "content": json.dumps(decision)},
+                             {"role": "user", "content": text(res)}]  # fmt: skip
+
+    run(body)
+    by_tool = {t["tool"]: t for t in transcript}
+    assert [t["tool"] for t in transcript] == [
+        "route", "run_code", "session_create", "repo_test", "code"]  # fmt: skip
+    assert not any(t["error"] for t in transcript), transcript
+    assert by_tool["route"]["out"]["route"] == "coder"
+    assert by_tool["run_code"]["out"]["stdout"] == "5\n"
+    assert by_tool["repo_test"]["out"]["passed"] is False
+    fixed = by_tool["code"]["out"]
+    assert fixed["status"] == "passed", by_tool["code"]["text"]
+    assert fixed["attempts"][-1]["tests"]["passed"] is True  # proven by its tests in the box
+    assert git(repo, "show", f"{fixed['branch']}:calc.py") + "\n" == CALC_RIGHT
+    assert (repo / "calc.py").read_text() == CALC_BUGGY  # on a branch; the checkout untouched
+    shutil.rmtree(repo)

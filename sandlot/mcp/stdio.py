@@ -1,9 +1,9 @@
 """`sandlot mcp`: the MCP server over stdio, for a coding assistant that starts it.
 
 Two ways to serve, one set of tools:
-- with a server (`--server URL` or SANDBOX_FUSION_URL): a bridge that passes every message
-  between stdio and the server's `/mcp`, with SANDLOT_API_KEY as its key; the server runs the
-  tools (its jail, its repositories, its limits);
+- with a server (`--server URL` or SANDBOX_FUSION_URL): a bridge (`bridge.py`) that passes
+  every message between stdio and the server's `/mcp`, with SANDLOT_API_KEY as its key; the
+  server runs the tools (its jail, its repositories, its limits);
 - as root without one: the tools over a Service in this process (a local jail).
 Neither (not root, no server): a message saying how to get one, and exit status 2.
 
@@ -16,9 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from typing import Any
-
-import anyio
 
 from sandlot.config import Config
 
@@ -27,37 +26,6 @@ NEITHER = (
     "mcp`), or give it a sandlot server to use: `sandlot mcp --server http://HOST:8080` or "
     "SANDBOX_FUSION_URL=http://HOST:8080 (with SANDLOT_API_KEY if the server needs a key)."
 )
-
-
-def endpoint(url: str) -> str:
-    """The server's `/mcp` URL from its base URL (or from the `/mcp` URL itself)."""
-    url = url.rstrip("/")
-    return url if url.endswith("/mcp") else url + "/mcp"
-
-
-async def bridge(url: str, api_key: str | None) -> None:
-    """Pass messages between stdio and the server's `/mcp` until either side ends."""
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.server.stdio import stdio_server
-
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    timeout = httpx2.Timeout(30.0, read=None)  # a tool call may run for long
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=timeout) as http,
-        streamable_http_client(endpoint(url), http_client=http) as (remote_in, remote_out),
-        stdio_server() as (local_in, local_out),
-        anyio.create_task_group() as tasks,
-    ):
-
-        async def pump(source: Any, sink: Any) -> None:
-            async for message in source:
-                if not isinstance(message, Exception):  # a transport hiccup, reported there
-                    await sink.send(message)
-            tasks.cancel_scope.cancel()  # one side ended: so does the bridge
-
-        tasks.start_soon(pump, local_in, remote_out)
-        tasks.start_soon(pump, remote_in, local_out)
 
 
 async def serve_local(config: Config) -> None:
@@ -96,10 +64,14 @@ async def serve_local(config: Config) -> None:
 
 def main(server: str | None, api_key: str | None, config: Config) -> int:
     if server:
-        anyio.run(bridge, server, api_key)
+        from sandlot.mcp import bridge
+
+        bridge.main(server, api_key)
         return 0
     if os.geteuid() != 0:
-        print(NEITHER, file=__import__("sys").stderr)
+        print(NEITHER, file=sys.stderr)
         return 2
+    import anyio
+
     anyio.run(serve_local, config)
     return 0

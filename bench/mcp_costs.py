@@ -26,7 +26,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from server_cpu import cpu_seconds, server_pids  # noqa: E402
+from server_cpu import cpu_seconds, server_pids
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 STATE_DIR = "/run/sandlot-bench-mcp"
@@ -97,8 +97,9 @@ def cpu_per_call(url: str, pids: list[int], duration: float, concurrency: int) -
     return rows
 
 
-def time_to_answer(argv: list[str], env: dict[str, str], line: bytes | None) -> float:
-    """Seconds from starting `argv` to its first line on stdout (after sending `line`)."""
+def time_to_answer(argv: list[str], env: dict[str, str], line: bytes | None) -> tuple[float, float]:
+    """Seconds from starting `argv` to its first line on stdout (after sending `line`): wall
+    time, and the CPU the process had used by then (what a loaded machine does not inflate)."""
     t0 = time.monotonic()
     proc = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
@@ -108,13 +109,14 @@ def time_to_answer(argv: list[str], env: dict[str, str], line: bytes | None) -> 
         proc.stdin.flush()
     answer = proc.stdout.readline()
     elapsed = time.monotonic() - t0
+    cpu = cpu_seconds([proc.pid])
     proc.stdin.close()
     proc.wait(60)
     assert answer, f"{argv} answered nothing"
-    return elapsed
+    return elapsed, cpu
 
 
-def readiness(url: str, starts: int) -> dict[str, float]:
+def readiness(url: str, starts: int) -> dict[str, dict[str, float]]:
     init = (json.dumps(INIT) + "\n").encode()
     env = {k: v for k, v in os.environ.items() if not k.startswith("SANDLOT_")}
     local = {**env, "SANDLOT_STATE_DIR": STATE_DIR + "-stdio", "SANDLOT_SLOTS": "1",
@@ -128,8 +130,9 @@ def readiness(url: str, starts: int) -> dict[str, float]:
     out = {}
     for name, (argv, run_env, line) in runs.items():
         times = [time_to_answer(argv, run_env, line) for _ in range(starts)]
-        out[name] = round(statistics.median(times), 3)
-        print(json.dumps({"start": name, "median_s": out[name]}), flush=True)
+        out[name] = {"wall_s": round(statistics.median(t[0] for t in times), 3),
+                     "cpu_s": round(statistics.median(t[1] for t in times), 3)}  # fmt: skip
+        print(json.dumps({"start": name, **out[name]}), flush=True)
     return out
 
 

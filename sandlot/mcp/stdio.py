@@ -7,8 +7,8 @@ Two ways to serve, one set of tools:
 - as root without one: the tools over a Service in this process (a local jail).
 Neither (not root, no server): a message saying how to get one, and exit status 2.
 
-Ready to answer at once: the local jail starts in the background while the client initializes,
-and a tool call waits for it.
+Ready to answer at once: the local jail starts once `initialize` is answered, and a tool call
+waits for it.
 """
 
 from __future__ import annotations
@@ -36,27 +36,31 @@ async def serve_local(config: Config) -> None:
 
     service = Service(config)
     server, opened = build(service)
-    ready = asyncio.Event()
+    starting: list[asyncio.Task[None]] = []
 
     async def start() -> None:
-        try:
-            await asyncio.to_thread(service.start)
-            await service.open_sessions()
-        finally:
-            ready.set()  # a failed start is said by each tool (the reason in its error)
+        await asyncio.to_thread(service.start)  # a failed start is said by each tool
+        await service.open_sessions()
 
-    async def after_start(ctx: Any, call_next: Any) -> Any:
+    async def started_after_answer(ctx: Any, call_next: Any) -> Any:
+        """The jail starts once the first message is answered (a start in the background
+        would slow that answer on a busy machine); a tool call waits for it."""
         if ctx.method == "tools/call":
-            await ready.wait()
-        return await call_next(ctx)
+            if not starting:
+                starting.append(asyncio.create_task(start()))
+            await asyncio.shield(starting[0])
+        answer = await call_next(ctx)
+        if not starting:
+            starting.append(asyncio.create_task(start()))
+        return answer
 
-    server.middleware.append(after_start)
-    starting = asyncio.create_task(start())
+    server.middleware.append(started_after_answer)
     try:
         await server.run_stdio_async()
     finally:
-        with contextlib.suppress(BaseException):
-            await starting
+        for task in starting:
+            with contextlib.suppress(BaseException):
+                await task
         await opened.ended(caller.LOCAL)
         await service.close_sessions()
         service.close()

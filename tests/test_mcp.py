@@ -620,3 +620,39 @@ def test_an_agent_loop_routes_runs_opens_a_session_tests_and_gets_a_proven_fix(
     assert git(repo, "show", f"{fixed['branch']}:calc.py") + "\n" == CALC_RIGHT
     assert (repo / "calc.py").read_text() == CALC_BUGGY  # on a branch; the checkout untouched
     shutil.rmtree(repo)
+
+
+# --- gpt-oss's python tool, as vLLM's --tool-server calls it -------------------------------------
+
+
+def test_gpt_oss_python_tool_keeps_a_live_session_per_conversation(keyed: Server) -> None:
+    """A stand-in for vLLM's MCPToolServer: the SSE transport at `<tool-server>/sse`, the tool
+    namespace from the server's name, a new connection per request of a conversation carrying
+    `x-session-id`, `call_tool("python", {"code": ...})`, the first text block read back."""
+    from mcp import ClientSession
+    from mcp.client.sse import sse_client
+
+    tool_server = keyed.url.removeprefix("http://") + "/python"  # --tool-server HOST:PORT/python
+
+    async def turn(conversation: str, code: str, key: str = KEY_A) -> str:
+        headers = {"x-session-id": conversation, "Authorization": f"Bearer {key}"}
+        async with sse_client(f"http://{tool_server}/sse", headers=headers) as streams, \
+                ClientSession(*streams) as session:  # fmt: skip
+            init = await session.initialize()
+            assert init.server_info.name == "python" and "stateful" in init.instructions
+            tools = (await session.list_tools()).tools
+            assert [t.name for t in tools] == ["python"]
+            result = await session.call_tool("python", {"code": code})
+            return result.content[0].text
+
+    async def body() -> None:
+        assert await turn("conv-1", "x = 40\nprint('set')") == "set\n"
+        assert await turn("conv-1", "x + 2") == "42\n"  # a new connection, the same kernel
+        assert "NameError" in await turn("conv-2", "x")  # another conversation: its own
+        assert "NameError" in await turn("conv-1", "x", key=KEY_B)  # another key: its own
+        said = await turn("conv-1", "1/0")
+        assert "ZeroDivisionError" in said
+
+    run(body)
+    r = httpx.get(keyed.url + "/python/sse", timeout=10)
+    assert r.status_code == 401  # no key, no tool

@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 
 from sandlot.api.auth import presented
 from sandlot.api.sessions import owner as address_owner
-from sandlot.mcp import caller
+from sandlot.mcp import caller, python_tool
 from sandlot.mcp.server import build
 from sandlot.service import Service
 
@@ -62,15 +62,22 @@ class MCPEndpoint:
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        token = presented(scope["headers"])
-        owner = caller.key_owner(token) if token else "address:" + address_owner(Request(scope))
-        scope[caller.OWNER] = owner
-        scope["user"] = AuthenticatedUser(AccessToken(token=owner, client_id=owner, scopes=[]))
+        identify(scope)
         await self.connections.asgi_app(scope, receive, send)
 
 
+def identify(scope: Scope) -> None:
+    """The caller of a request (its key has passed the API keys' check), for the tools and
+    for the SDK."""
+    token = presented(scope["headers"])
+    owner = caller.key_owner(token) if token else "address:" + address_owner(Request(scope))
+    scope[caller.OWNER] = owner
+    scope["user"] = AuthenticatedUser(AccessToken(token=owner, client_id=owner, scopes=[]))
+
+
 def install(app: FastAPI, service: Service, max_body: int) -> None:
-    """Serve `/mcp` in `app`, its connections kept for the app's life."""
+    """Serve `/mcp` in `app`, its connections kept for the app's life; and gpt-oss's `python`
+    tool at `/python/sse` (python_tool.py)."""
     endpoint = MCPEndpoint(service, max_body)
 
     @contextlib.asynccontextmanager
@@ -80,4 +87,5 @@ def install(app: FastAPI, service: Service, max_body: int) -> None:
 
     router = APIRouter(lifespan=lifespan)
     router.add_route(PATH, endpoint, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    python_tool.install(router, service, identify)
     app.include_router(router)

@@ -402,9 +402,16 @@ def test_attack_no_repository_outside_coder_roots(keyed: Server, roots: Path) ->
                     for tool in ("repo_test", "code"):
                         res = await s.call_tool(tool, {"repo": repo, "message": "x"})
                         assert res.is_error and "outside" in text(res), (tool, repo, text(res))
-                res = await call(s, "repo_test", repo=str(inside), cmd="pytest -q")
+                seen: list[str] = []
+
+                async def progress(done: float, total: float | None, message: str | None) -> None:
+                    seen.append(message or "")
+
+                res = await s.call_tool("repo_test", {"repo": str(inside), "cmd": "pytest -q"},
+                                        progress_callback=progress)  # fmt: skip
                 said = text(res)  # the control: inside, the tests run (and fail: add subtracts)
                 assert res.structured_content["passed"] is False and "1 failed" in said, said
+                assert seen and seen[0].startswith("tests running"), seen
 
         run(body)
     finally:

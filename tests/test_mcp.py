@@ -629,6 +629,49 @@ def test_an_agent_loop_routes_runs_opens_a_session_tests_and_gets_a_proven_fix(
     shutil.rmtree(repo)
 
 
+@pytest.mark.slow
+def test_a_cancelled_code_task_leaves_nothing_running(keyed: Server, roots: Path, llm) -> None:
+    """The model takes its time; the client cancels: Aider is killed at once, and neither a
+    worktree nor a branch is left in the repository; the server takes the next task."""
+    from sandlot.coder.install import AiderMissing, find_aider
+    from tests.fake_llm import Reply, whole_file
+
+    try:
+        find_aider()
+    except AiderMissing:
+        pytest.skip("aider not installed (sandlot setup --with-aider)")
+    repo = make_repo(roots, "cancelled")
+    llm.queue(Reply(whole_file("calc.py", CALC_RIGHT), delay=40))
+
+    def aiders() -> list[str]:
+        out = subprocess.run(["ps", "-eo", "args="], capture_output=True, text=True).stdout
+        return [line for line in out.splitlines() if "aider" in line and "--message-file" in line]
+
+    asked = len(llm.requests)
+
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s, anyio.create_task_group() as tasks:
+
+            async def cancel_once_the_model_is_asked() -> None:
+                with anyio.move_on_after(120):
+                    while len(llm.requests) == asked:
+                        await anyio.sleep(0.2)
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(cancel_once_the_model_is_asked)
+            arguments = {"repo": str(repo), "message": "make add() add", "files": ["calc.py"],
+                         "test_cmd": "pytest -q"}  # fmt: skip
+            await s.call_tool("code", arguments)
+
+    run(body)
+    assert len(llm.requests) > asked  # Aider was at work, waiting for the model
+    assert wait_until(lambda: aiders() == [], timeout=20), aiders()
+    assert wait_until(lambda: "sandlot/coder" not in git(repo, "branch", "-a"), timeout=20)
+    assert git(repo, "worktree", "list").count("\n") == 0  # the repository's own only
+    assert (repo / "calc.py").read_text() == CALC_BUGGY
+    shutil.rmtree(repo)
+
+
 # --- gpt-oss's python tool, as vLLM's --tool-server calls it -------------------------------------
 
 

@@ -169,6 +169,13 @@ def run_task(prep: Prepared, tests: TestRunner, log: Callable[[str], None] = lam
             if message is None:
                 break
         _conclude(run)
+    except CancelledError:
+        tree = run.tree
+        if tree is not None and not task.keep_worktree and tree.head() == tree.base:
+            tree.remove()  # a cancelled task with no commit leaves no branch either
+            tree.drop_branch()
+            run.tree = None
+        raise
     finally:
         result.log_tail = run.redact(_tail("".join(run.outputs), 6000))
         if run.tree is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from types import SimpleNamespace
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
@@ -62,13 +63,15 @@ class MCPEndpoint:
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        identify(scope)
+        identify(scope, PATH)
         await self.connections.asgi_app(scope, receive, send)
 
 
-def identify(scope: Scope) -> None:
+def identify(scope: Scope, endpoint: str) -> None:
     """The caller of a request (its key has passed the API keys' check), for the tools and
-    for the SDK."""
+    for the SDK; and the endpoint, for the access log and the metrics (a raw ASGI route
+    leaves it unset)."""
+    scope.setdefault("route", SimpleNamespace(path=endpoint))
     token = presented(scope["headers"])
     owner = caller.key_owner(token) if token else "address:" + address_owner(Request(scope))
     scope[caller.OWNER] = owner

@@ -98,12 +98,12 @@ def install(router: APIRouter, service: Service, identify) -> None:  # type: ign
     low = server._lowlevel_server  # the SDK's way to serve it on a transport of our own
 
     async def stream(scope: Scope, receive: Receive, send: Send) -> None:
-        identify(scope)
+        identify(scope, PREFIX + "/sse")
         async with sse.connect_sse(scope, receive, send) as (read, write):
             await low.run(read, write, low.create_initialization_options())
 
     async def message(scope: Scope, receive: Receive, send: Send) -> None:
-        identify(scope)
+        identify(scope, PREFIX + "/messages/")
         await sse.handle_post_message(scope, receive, send)
 
     router.add_route(PREFIX + "/sse", _Asgi(stream), methods=["GET"], include_in_schema=False)

@@ -1,35 +1,32 @@
 """Who calls a tool, and what they opened: the owner a tool acts for, and the sessions each MCP
 connection opened, so that they end when it does.
 
-Over HTTP the owner is the caller's API key (the `/mcp` face puts it in the request's scope,
-`OWNER`), or the client's address on a server without keys, as for the HTTP routes. Over stdio
-there is one caller, `LOCAL`. A tool reaches only its owner's sessions: another's answer as if
-they did not exist.
+Over HTTP the owner is the HTTP routes' (`sandlot.tenancy`): the tenant the request's API key
+names (the API keys middleware found it), from the client's address. Over stdio there is one
+caller, `STDIO`. A tool reaches only its tenant's sessions: another's answer as if they did not
+exist.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 
 from mcp.server.mcpserver import Context
+from starlette.requests import Request
 
-LOCAL = "local"
-OWNER = "sandlot.mcp.owner"  # the scope's key for the owner the /mcp face found
+from sandlot.api.sessions import owner as http_owner
+from sandlot.tenancy import LOCAL, Owner
+
+STDIO = Owner(LOCAL, "stdio")
 CONNECTION_HEADER = "mcp-session-id"
 
 
-def key_owner(token: bytes) -> str:
-    """An owner named by an API key, without the key in it (it shows in logs and listings)."""
-    return "key:" + hashlib.sha256(token).hexdigest()[:32]
-
-
-def owner(ctx: Context) -> str:
+def owner(ctx: Context) -> Owner:
     request = ctx.request_context.request
     if request is None:
-        return LOCAL
-    return str(request.scope.get(OWNER) or LOCAL)
+        return STDIO
+    return http_owner(Request(request.scope))
 
 
 def connection(ctx: Context) -> str:
@@ -37,7 +34,7 @@ def connection(ctx: Context) -> str:
     stateless protocol: then its sessions end by idling out), one for all of stdio."""
     request = ctx.request_context.request
     if request is None:
-        return LOCAL
+        return str(STDIO)
     return request.headers.get(CONNECTION_HEADER, "")
 
 

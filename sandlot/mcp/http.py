@@ -1,9 +1,9 @@
 """`/mcp`: the MCP server over streamable HTTP, inside the HTTP app.
 
 It sits behind the app's middleware like any route: API keys (a client without one gets 401),
-the Host check, JSON-only POSTs and the body cap. Each request carries its caller here: the
-owner its key names (`caller.OWNER`, what the tools act for), and the same identity for the
-SDK, which then refuses an MCP connection's id presented with another key (404). When a
+the Host check, JSON-only POSTs and the body cap. The tenant its key names is what the tools
+act for (`caller`), and the identity the SDK binds an MCP connection to: its id, presented with
+another key, is refused (404). When a
 connection ends (the client's DELETE, `mcp_idle_timeout` without a request, the server
 stopping), the sessions it opened end with it.
 """
@@ -19,11 +19,9 @@ from fastapi import APIRouter, FastAPI
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from sandlot.api.auth import presented
-from sandlot.api.sessions import owner as address_owner
+from sandlot.api.auth import tenant_of
 from sandlot.mcp import caller, python_tool
 from sandlot.mcp.server import build
 from sandlot.service import Service
@@ -68,14 +66,12 @@ class MCPEndpoint:
 
 
 def identify(scope: Scope, endpoint: str) -> None:
-    """The caller of a request (its key has passed the API keys' check), for the tools and
-    for the SDK; and the endpoint, for the access log and the metrics (a raw ASGI route
-    leaves it unset)."""
+    """The caller, for the SDK: its tenant (found by the API keys middleware), so that an MCP
+    connection's id is refused with another key; and the endpoint, for the access log and
+    the metrics (a raw ASGI route leaves it unset)."""
     scope.setdefault("route", SimpleNamespace(path=endpoint))
-    token = presented(scope["headers"])
-    owner = caller.key_owner(token) if token else "address:" + address_owner(Request(scope))
-    scope[caller.OWNER] = owner
-    scope["user"] = AuthenticatedUser(AccessToken(token=owner, client_id=owner, scopes=[]))
+    tenant = str(tenant_of(scope))
+    scope["user"] = AuthenticatedUser(AccessToken(token=tenant, client_id=tenant, scopes=[]))
 
 
 def install(app: FastAPI, service: Service, max_body: int) -> None:

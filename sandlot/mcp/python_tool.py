@@ -43,17 +43,18 @@ def conversation(ctx: Context) -> str:
 
 def build(service: Service) -> MCPServer:
     server: MCPServer = MCPServer("python", instructions=DESCRIPTION, log_level="WARNING")
-    kernels: dict[tuple[str, str], str] = {}  # (owner, conversation) -> session id
+    kernels: dict[tuple[str, str], str] = {}  # (tenant, conversation) -> session id
 
     async def kernel(ctx: Context) -> Session:
         manager = service.require_sessions()
         for key, sid in list(kernels.items()):  # forget the ended ones
             if sid not in manager.sessions:
                 del kernels[key]
-        key = (caller.owner(ctx), conversation(ctx))
+        owner = caller.owner(ctx)
+        key = (str(owner.tenant), conversation(ctx))
         session = manager.sessions.get(kernels.get(key, ""))
         if session is None or session.ended is not None:
-            session = await manager.create("python", key[0])
+            session = await manager.create("python", owner)
             kernels[key] = session.id
         return session
 

@@ -29,8 +29,9 @@ in ~30 languages, judges code against tests, and sends repository work to Aider.
 def build(service: Service) -> tuple[MCPServer, Opened]:
     async def close(session_id: str) -> None:
         sessions = service.sessions
-        if sessions is not None and session_id in sessions.sessions:
-            await sessions.delete(session_id)
+        session = sessions.sessions.get(session_id) if sessions is not None else None
+        if sessions is not None and session is not None and session.owner is not None:
+            await sessions.delete(session_id, session.owner.tenant)
 
     opened = Opened(close)
     server: MCPServer = MCPServer(

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from sandlot.api import session_convert as convert
 from sandlot.api.sessions import check_size, timeout
-from sandlot.errors import InvalidRequest, NotFound, TooLarge
+from sandlot.errors import InvalidRequest, TooLarge
 from sandlot.mcp import caller, shape
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
@@ -82,11 +82,8 @@ def run_text(res: RunResult) -> str:
 
 def register(server: MCPServer, service: Service, opened: caller.Opened) -> None:
     def mine(ctx: Context, session_id: str) -> Session:
-        """The caller's session of that id; to anyone else it does not exist."""
-        session = service.require_sessions().get(session_id)
-        if session.owner != caller.owner(ctx):
-            raise NotFound(f"no session {session_id!r}: session_create opens one")
-        return session
+        """The caller's session of that id; to another tenant it does not exist."""
+        return service.require_sessions().get(session_id, caller.owner(ctx).tenant)
 
     @server.tool(annotations=OPENS, structured_output=True)
     async def session_create(
@@ -207,8 +204,8 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
     ) -> Annotated[CallToolResult, SessionInfo]:
         """End a session now: its box, processes and files are gone."""
         with tool_errors():
-            mine(ctx, session_id)
-            session = await service.require_sessions().delete(session_id)
+            tenant = caller.owner(ctx).tenant
+            session = await service.require_sessions().delete(session_id, tenant)
             opened.discard(caller.connection(ctx), session_id)
             info = convert.info(session)
         return shape.result(f"session {session_id} is closed", info)

@@ -61,7 +61,7 @@ async def serve_local(config: Config) -> None:
         for task in starting:
             with contextlib.suppress(BaseException):
                 await task
-        await opened.ended(caller.LOCAL)
+        await opened.ended(str(caller.STDIO))
         await service.close_sessions()
         service.close()
 

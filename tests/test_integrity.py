@@ -613,3 +613,13 @@ def test_a_program_file_named_like_a_module_cannot_stand_in_for_the_drivers(run)
     out = run(PY_CASE, "python", test_cases=[{"input": "add(1, 2)", "expected": "-1"}],
               files={"json.py": fake, "math.py": fake, "linecache.py": fake})  # fmt: skip
     assert out["passed"] is True, out
+
+
+def test_strict_wraps_the_entry_even_when_the_answer_makes_it_a_class(api: httpx.Client) -> None:
+    # a class named like the function under test, whose __new__ returns an object equal to
+    # anything: the tests call it as they would the function
+    hack = EQ_ALWAYS + "class has_close_elements:\n    def __new__(cls, *args):\n" \
+        "        return _Anything()\n"  # fmt: skip
+    assert judge(api, "humaneval", "HumanEval/0", hack)["accepted"]  # the in-process limit
+    out = judge(api, "humaneval", "HumanEval/0", hack, strict=True)
+    assert not out["accepted"] and "is not plain data" in out["extra"]["reason"], out

@@ -236,7 +236,11 @@ def __sandlot_strict(kept, sys, entry):
             shadow = not dunder and name in kept and value is not kept[name]
             if shadow and entry is not None and name != entry:
                 continue  # the answer's own `abs` or `round`: the tests get the built-in
-            if kept["callable"](value) and not kept["isinstance"](value, type_):
+            # The function under test gives plain data even when the answer made it a class
+            # (whose __new__ returns what it likes); another class of the answer's the tests
+            # may build and call (MBPP's), its methods' results as they are.
+            wrap = name == entry or not kept["isinstance"](value, type_)
+            if kept["callable"](value) and wrap:
                 value = plainly(value)
             out[name] = value
         out["__builtins__"] = kept

@@ -213,7 +213,7 @@ def unclaimed_processes(rows: list[list[str]], uids: range | tuple[range, ...]) 
         kids.setdefault(parent, []).append(pid)
     ready = set()
     for r in rows:
-        if r[0] == "0" and "zygote.py" in r[-1] and len(kids.get(int(r[1]), [])) == 1:
+        if r[0] == "0" and "<sandlot zygote>" in r[-1] and len(kids.get(int(r[1]), [])) == 1:
             init = kids[int(r[1])][0]
             if not kids.get(init):
                 ready.add(init)

@@ -643,6 +643,76 @@ def test_a_warm_script_ends_as_the_interpreter_would():
         assert stdout.startswith(b"main\n") or name.startswith("both"), stdout
 
 
+HUMANEVAL_GUARD = """\
+import builtins, os, shutil, subprocess, sys
+builtins.exit = builtins.quit = None
+for name in ("kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid",
+             "fork", "forkpty", "killpg", "rename", "renames", "truncate", "replace", "unlink",
+             "fchmod", "fchown", "chmod", "chown", "chroot", "lchown", "getcwd", "chdir"):
+    setattr(os, name, None)
+shutil.rmtree = shutil.move = shutil.chown = subprocess.Popen = None
+for name in ("ipdb", "joblib", "resource", "psutil", "tkinter"):
+    sys.modules[name] = None
+"""
+NO_BUILTINS = """\
+import builtins, sys
+put, names = setattr, [n for n in dir(builtins) if not n.startswith("__")]
+for name in names:
+    put(builtins, name, None)
+sys.stdout.write("hello\\n")
+"""
+# Scripts that rebind what a process ends with (as the guards SandboxFusion and human-eval put
+# before a program do, and worse): each ends warm exactly as it does in `python main.py`.
+REBINDS = {
+    "SandboxFusion's guard": "import os, sys\nexit = None\nos._exit = None\nsys.exit = None\n"
+    "print('hello')\n",
+    "os._exit a lambda": "import os\nos._exit = lambda status: None\nprint('hello')\n",
+    "os._exit a lambda, then an error": "import os\nos._exit = lambda status: None\n"
+    "raise ValueError('wrong')\n",
+    "human-eval's guard": HUMANEVAL_GUARD + "print('hello')\n",
+    "human-eval's guard, then a failed assert": HUMANEVAL_GUARD + "assert 1 == 2\n",
+    "no built-in left, then sys.exit(3)": NO_BUILTINS + "sys.exit(3)\n",
+    "no built-in left, then an error": NO_BUILTINS + "{}['key']\n",
+    "sys.excepthook None": "import sys\nsys.excepthook = None\nraise ValueError('x')\n",
+    "sys.excepthook gone": "import sys\ndel sys.excepthook\nraise ValueError('x')\n",
+    "sys.excepthook fails": "import sys\ndef hook(*exc):\n    raise KeyError('hook')\n"
+    "sys.excepthook = hook\nraise ValueError('x')\n",
+    "sys.excepthook exits": "import sys\ndef hook(*exc):\n    raise SystemExit(4)\n"
+    "sys.excepthook = hook\nraise ValueError('x')\n",
+    "an exit status past a C long": "raise SystemExit(2**100)\n",
+    "an exit status of a subclass of int": "class Code(int):\n    def __and__(self, other):\n"
+    "        return 0\nraise SystemExit(Code(7))\n",
+    "an exit message whose str fails": "class Message:\n    def __str__(self):\n"
+    "        raise RuntimeError('no')\nraise SystemExit(Message())\n",
+    "a module posing as threading": "import sys, types\n"
+    "sys.modules['threading'] = types.SimpleNamespace(_shutdown=None)\nprint('hello')\n",
+    "a stdout whose flush fails": "import sys\nclass Out:\n    def write(self, text):\n"
+    "        return len(text)\n    def flush(self):\n        raise RuntimeError('no')\n"
+    "    def __repr__(self):\n        return 'Out'\nsys.stdout = Out()\n",
+    "stdout and stderr gone": "import sys\nsys.stdout = sys.stderr = None\nraise ValueError('x')\n",
+    "a plain script after them all": "print('after')\n",
+}
+
+
+def test_a_warm_script_ends_as_python_does_whatever_names_it_rebinds():
+    """A warm script's end (its exit status, exit functions, threads, the report of an error)
+    looks up no name the script could rebind: SandboxFusion's guard (`exit`, `os._exit` and
+    `sys.exit` set to None) and the like end as they do in `python main.py`, and the zygote's
+    fork never returns to the zygote's loop (the next script in the slot runs as usual)."""
+    seen = warm_as_cold("rebinds", REBINDS)
+    assert seen["SandboxFusion's guard"] == (0, b"hello\n", b"")
+    assert seen["os._exit a lambda"] == (0, b"hello\n", b"")
+    assert seen["human-eval's guard"] == (0, b"hello\n", b"")
+    assert seen["human-eval's guard, then a failed assert"][0] == 1
+    assert seen["no built-in left, then sys.exit(3)"][:2] == (3, b"hello\n")
+    assert seen["sys.excepthook exits"][0] == 4
+    assert seen["an exit status past a C long"][0] == 255
+    assert seen["a stdout whose flush fails"][0] == 120
+    assert seen["a plain script after them all"] == (0, b"after\n", b"")
+    for what, (_, stdout, stderr) in seen.items():
+        assert b"sandlot" not in stdout + stderr, what
+
+
 NULS = {
     "a NUL in a line": "print(1)\0print(2)\nprint(3)\n",
     "a NUL before the last newline": "print('main')\nx = 1\0\n",

@@ -1012,3 +1012,125 @@ def test_attack_non_finite_limits(client, server, fields):
     r = client.post("/run_code", content=body, headers={"Content-Type": "application/json"})
     assert 400 <= r.status_code < 500, f"{fields}: {r.status_code} {r.text}"
     assert_healthy(client, server, before)
+
+
+# -- 9. a run's own process: its ending, and what of the server it shows -------------------------
+
+# SandboxFusion's guard against a program ending itself early, put before the program.
+ANTI_EXIT = "import os, sys\nexit = None\nos._exit = None\nsys.exit = None\n"
+ENDINGS = {
+    "SandboxFusion's guard": (ANTI_EXIT + "print('hello')\n", 0, "hello\n"),
+    "os._exit a lambda": ("import os\nos._exit = lambda s: None\nprint('hello')\n", 0, "hello\n"),
+    "the guard, then an error": (ANTI_EXIT + "print('hello')\n1 / 0\n", 1, "hello\n"),
+    "the guard, then an exit": ("import sys\nquit = sys.exit\n" + ANTI_EXIT + "quit(3)\n", 3, ""),
+}
+
+
+@pytest.mark.parametrize("case", list(ENDINGS))
+def test_attack_rebinds_the_names_a_run_ends_with(run, client, server, case):
+    """A program that rebinds what a process ends with ends as `python main.py` does, in
+    every way of building a box (warm: a fork of the zygote, whose end must not use them)."""
+    before = spawners(server)
+    code, status, stdout = ENDINGS[case]
+    out = run(code, "python")
+    assert (out["run_result"]["return_code"], out["run_result"]["stdout"]) == (status, stdout)
+    assert out["status"] == ("Success" if status == 0 else "Failed"), out
+    if status == 1:
+        assert out["run_result"]["stderr"].endswith("ZeroDivisionError: division by zero\n")
+    assert_healthy(client, server, before)  # the zygote serves on: its fork never came back
+
+
+@pytest.mark.parametrize("language", ["python", "javascript"])
+def test_attack_rebinds_the_names_a_sealed_run_ends_with(run, language):
+    """The same guards before an answer judged by test cases (a sealed run: the driver writes
+    the seal after the cases): the right answer still passes, a wrong one fails (the control)."""
+    guard = {"python": ANTI_EXIT + "os.write = os.unlink = None\n",
+             "javascript": "process.exit = process.reallyExit = null;\n"
+                           "require('fs').writeSync = null;\n"}[language]  # fmt: skip
+    add = {"python": "def add(a, b):\n    return a + b\n",
+           "javascript": "function add(a, b) { return a + b }\n"}[language]  # fmt: skip
+    cases = [{"input": "add(1, 2)", "expected": "3"}, {"input": "add(2, 2)", "expected": "4"}]
+    assert run(guard + add, language, test_cases=cases)["passed"] is True
+    wrong = add.replace("a + b", "a - b")
+    out = run(guard + wrong, language, test_cases=cases)
+    assert [t["passed"] for t in out["tests"]] == [False, False]
+
+
+def server_paths() -> list[str]:
+    """Where this server's code lives: its checkout (or package) and its site-packages."""
+    import sysconfig
+
+    import sandlot
+
+    return [str(ROOT), str(Path(sandlot.__file__).resolve().parent),
+            sysconfig.get_paths()["purelib"]]  # fmt: skip
+
+
+PEEKS = {
+    "its stack": "import traceback\ntraceback.print_stack()\n",
+    "every frame below it": "import sys\nf = sys._getframe()\nwhile f is not None:\n"
+    "    print(f.f_code.co_filename, f.f_globals.get('__file__'))\n    f = f.f_back\n",
+    "warnings from below it": "import warnings\nwarnings.warn('up', stacklevel=2)\n"
+    "warnings.warn('further', stacklevel=9)\n",
+    "its command lines": "import sys\nprint(sys.argv, sys.orig_argv, sys.path, sys.executable)\n"
+    "print(open('/proc/self/cmdline', 'rb').read(), open('/proc/1/cmdline', 'rb').read())\n",
+    "every text its interpreter holds": "import gc\ngc.unfreeze()\nseen = set()\n"
+    "for o in gc.get_objects():\n"
+    "    items = o.values() if isinstance(o, dict) else o if isinstance(o, (list, tuple)) else ()\n"
+    "    seen.update(v for v in items if isinstance(v, str) and '/' in v)\nprint(sorted(seen))\n",
+    "an error in an exit function": "import atexit\natexit.register(lambda: 1 / 0)\n",
+    "the guard, then an error": ANTI_EXIT + "import os\nos._exit = print\n1 / 0\n",
+    "no excepthook": "import sys\nsys.excepthook = None\nraise ValueError('x')\n",
+}
+
+
+@pytest.mark.parametrize("case", list(PEEKS))
+def test_attack_finds_the_servers_paths_in_its_own_process(run, client, server, case):
+    """Whatever a program prints of its own process (its stack, frames, warnings, command
+    lines, every string its interpreter holds) or whatever ends it, no path of the server's
+    code appears: the zygote a warm run forks from is compiled under a name that is no path."""
+    out = run(PEEKS[case], "python")
+    shown = out["run_result"]["stdout"] + out["run_result"]["stderr"]
+    assert shown, out
+    for path in server_paths():
+        assert path not in shown, f"{case}: the run showed {path}:\n{shown[:3000]}"
+
+
+DRIVER_REBINDS = {
+    # The expected text is no expression (a bare word): the case compares the answer's text.
+    "javascript": ("function f() { return undefined }\n", "String.prototype.trim = () => "
+                   "'undefined';\nObject.prototype.value = 'hello';\n"),
+    "python": ("def f():\n    return None\n", "import builtins\nbuiltins.str = lambda x: 'hello'"
+               "\nbuiltins.repr = builtins.str\n"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", list(DRIVER_REBINDS))
+def test_attack_rebinds_what_a_driver_judges_with(run, language):
+    """An answer that patches what the driver compares with after it ran (a built-in, a
+    prototype's method) is judged as without the patch: it fails, as the control does."""
+    answer, patch = DRIVER_REBINDS[language]
+    cases = [{"input": "f()", "expected": "hello"}]
+    for code in (answer, patch + answer):
+        out = run(code, language, test_cases=cases)
+        assert out["tests"][0]["passed"] is False, (code, out)
+
+
+# Under `strict` the driver copies the answer's value into plain data before comparing: what
+# the answer put on a prototype (a push, an iterator, a setter) must not empty both copies alike.
+EMPTYING = {
+    "[1, 2]": ("[2, 1]", "Array.prototype.push = function () { return 0 };\n"),
+    "{a: 1}": ("{a: 2}", "Array.prototype[Symbol.iterator] = function* () {};\n"
+               "Object.defineProperty(Object.prototype, 'a', { set() {}, configurable: true });\n"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("value", list(EMPTYING))
+def test_attack_empties_the_strict_copies_of_a_javascript_value(run, value):
+    wrong, patch = EMPTYING[value]
+    cases = [{"input": "f()", "expected": value}]
+    for returned, passes in ((wrong, False), (value, True)):  # a wrong answer; the reference
+        answer = f"function f() {{ return {returned} }}\n"
+        for code in (answer, patch + answer):
+            out = run(code, "javascript", test_cases=cases, strict=True)
+            assert out["tests"][0]["passed"] is passes, (code, out)

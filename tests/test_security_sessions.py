@@ -465,31 +465,3 @@ def test_attack_forged_forwarded_headers_from_loopback(client, server, sessions)
     over = client.post("/sessions", json={"language": "bash"},
                        headers={"X-Forwarded-For": "198.51.100.99"})  # fmt: skip
     assert over.status_code == 429 and "this client" in over.json()["detail"], over.text
-
-
-def test_forwarded_for_is_believed_only_from_a_named_proxy():
-    """The control: a peer in `forwarded_allow_ips` (127.0.0.1 here, as nginx in front would
-    be) is believed, for the cap, the listing and the log; a peer outside it is not."""
-    env = {"SANDLOT_FORWARDED_ALLOW_IPS": "127.0.0.1", "SANDLOT_SESSION_PER_CLIENT": "1"}
-    elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
-    with running_server("--slots", "1", env=env) as srv, \
-            httpx.Client(base_url=srv.url, timeout=300) as proxy, \
-            httpx.Client(base_url=srv.url, timeout=300, transport=elsewhere) as direct:  # fmt: skip
-        seven, eight = ({"X-Forwarded-For": f"203.0.113.{n}"} for n in (7, 8))
-        a = proxy.post("/sessions", json={"language": "bash"},
-                       headers={**seven, "X-Request-ID": "via-proxy"})  # fmt: skip
-        b = proxy.post("/sessions", json={"language": "bash"}, headers=eight)
-        assert a.status_code == b.status_code == 200, (a.text, b.text)
-        assert access(srv, "via-proxy")["client"] == "203.0.113.7"
-        again = proxy.post("/sessions", json={"language": "bash"}, headers=seven)
-        assert again.status_code == 429, again.text
-        assert [s["id"] for s in proxy.get("/sessions", headers=seven).json()] == [a.json()["id"]]
-        assert [s["id"] for s in proxy.get("/sessions", headers=eight).json()] == [b.json()["id"]]
-        assert proxy.get("/sessions").json() == []  # the proxy's own address holds none
-        # 127.0.0.2 is no proxy of this server's: its header is its own word, not believed.
-        assert direct.get("/sessions", headers=seven).json() == []
-        direct.post("/run_code", json={"code": "print(1)", "language": "python"},
-                    headers={**seven, "X-Request-ID": "not-a-proxy"})  # fmt: skip
-        assert access(srv, "not-a-proxy")["client"] == "127.0.0.2"
-        for sid, headers in ((a.json()["id"], seven), (b.json()["id"], eight)):
-            assert proxy.delete(f"/sessions/{sid}", headers=headers).status_code == 200

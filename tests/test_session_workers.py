@@ -1,6 +1,7 @@
 """Sessions on a server of two worker processes (`--workers 2`): each worker holds its share of
 the sessions and of the live-box uids, and a session is reachable from any connection, whichever
-worker the kernel hands it to (the others forward to its owner)."""
+worker the kernel hands it to (the others forward to its owner). Also: whose a request is (its
+key's tenant, its client address), across workers and behind a proxy."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 
 from tests.conftest import SESSION_UID_BASE, Server, running_server
 from tests.test_lifecycle import until, worker_pids
-from tests.test_logs import log_lines
+from tests.test_logs import access, log_lines
 
 pytestmark = pytest.mark.root
 TIMEOUT = 120  # seconds: a request that hangs fails the test instead
@@ -250,3 +251,32 @@ def test_the_per_client_cap_and_the_tenants_hold_across_workers() -> None:
                 assert c.delete(f"/sessions/{made.json()['id']}").status_code == 200
         for sid in sids:
             assert fresh(srv, "DELETE", f"/sessions/{sid}", headers=a).status_code == 200
+
+
+def test_forwarded_for_is_believed_only_from_a_named_proxy():
+    """The control of test_security_sessions' forged headers: a peer in `forwarded_allow_ips`
+    (127.0.0.1 here, as nginx in front would be) is believed, for the cap, the listing and the
+    log; a peer outside it is not. (A server of its own: the other module's keeps a kernel.)"""
+    env = {"SANDLOT_FORWARDED_ALLOW_IPS": "127.0.0.1", "SANDLOT_SESSION_PER_CLIENT": "1"}
+    elsewhere = httpx.HTTPTransport(local_address="127.0.0.2")
+    with running_server("--slots", "1", env=env) as srv, \
+            httpx.Client(base_url=srv.url, timeout=300) as proxy, \
+            httpx.Client(base_url=srv.url, timeout=300, transport=elsewhere) as direct:  # fmt: skip
+        seven, eight = ({"X-Forwarded-For": f"203.0.113.{n}"} for n in (7, 8))
+        a = proxy.post("/sessions", json={"language": "bash"},
+                       headers={**seven, "X-Request-ID": "via-proxy"})  # fmt: skip
+        b = proxy.post("/sessions", json={"language": "bash"}, headers=eight)
+        assert a.status_code == b.status_code == 200, (a.text, b.text)
+        assert access(srv, "via-proxy")["client"] == "203.0.113.7"
+        again = proxy.post("/sessions", json={"language": "bash"}, headers=seven)
+        assert again.status_code == 429, again.text
+        assert [s["id"] for s in proxy.get("/sessions", headers=seven).json()] == [a.json()["id"]]
+        assert [s["id"] for s in proxy.get("/sessions", headers=eight).json()] == [b.json()["id"]]
+        assert proxy.get("/sessions").json() == []  # the proxy's own address holds none
+        # 127.0.0.2 is no proxy of this server's: its header is its own word, not believed.
+        assert direct.get("/sessions", headers=seven).json() == []
+        direct.post("/run_code", json={"code": "print(1)", "language": "python"},
+                    headers={**seven, "X-Request-ID": "not-a-proxy"})  # fmt: skip
+        assert access(srv, "not-a-proxy")["client"] == "127.0.0.2"
+        for sid, headers in ((a.json()["id"], seven), (b.json()["id"], eight)):
+            assert proxy.delete(f"/sessions/{sid}", headers=headers).status_code == 200

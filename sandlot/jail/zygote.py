@@ -1,10 +1,11 @@
 """A root helper that keeps the next box of its slot built, and starts runs in it.
 
-Started by a slot's spawner as `INTERPRETER -I -S zygote.py FD INIT`, as root, in the slot's
-cgroups. It imports only the standard library (it runs on the sandbox runtime's interpreter,
-which does not have sandlot) and never runs user code itself. A box's first process is its init
-(INIT, built from box_init.c), which the zygote starts with posix_spawn as pid 1 of a new pid
-namespace (the zygote unshares it for that child only). The init
+Started by a slot's spawner as `INTERPRETER -I -S -c BOOT SOURCE FD INIT` (BOOT compiles this
+file, read from descriptor SOURCE, under a name that is no path: zygotes.py), as root, in the
+slot's cgroups. It imports only the standard library (it runs on the sandbox runtime's
+interpreter, which does not have sandlot) and never runs user code itself. A box's first
+process is its init (INIT, built from box_init.c), which the zygote starts with posix_spawn as
+pid 1 of a new pid namespace (the zygote unshares it for that child only). The init
 
 - enters the run's own cgroup if it has one (v2), unshares mount, net, ipc, uts and cgroup
   namespaces, makes its tree a copy of the template's (the read-only part of the spawner's
@@ -25,7 +26,10 @@ next one as soon as the spawner has swept the last run away (`prepare`), and a r
 plan matches only hands the box's init its stdio. A box is used once: a run never sees another
 run's box.
 Differences a script run in-process can notice: the hash seed is shared by the runs of a slot,
-and `sys.flags` shows -I -S (site is imported after the privileges are dropped).
+`sys.flags` shows -I -S (site is imported after the privileges are dropped), and a stack the
+script walks (traceback.print_stack, a warning's stacklevel) goes on below it into frames of
+`<sandlot zygote>`. A script's end is the interpreter's (see `finish`), whatever names the
+script rebound.
 
 Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF), then a
 JSON list of preludes (texts many scripts begin with, compiled here once: see Preludes); then
@@ -404,7 +408,10 @@ def fork_script(box, namespaces, run, fds, confinement):
     except BaseException as exc:
         fail_setup(errpipe, exc)
     os.close(errpipe)  # the run is set up
-    run_script(run["argv"])
+    try:
+        run_script(run["argv"])
+    finally:
+        _exit(1)  # whatever happened to the script's end: never back into the zygote's loop
 
 
 def run_script(argv):
@@ -417,12 +424,13 @@ def run_script(argv):
         site.main()  # the runtime's site-packages, processed as the sandbox user
     script = os.path.abspath(argv[0])
     sys.argv = list(argv)
+    sys.orig_argv = [sys.executable, *argv]  # not the zygote's command line
     sys.path[0:0] = [os.path.dirname(script)]
     main = types.ModuleType("__main__")
     main.__file__ = script
     main.__builtins__ = __builtins__
     sys.modules["__main__"] = main
-    code = 0
+    ended = None
     try:
         with open(script, "rb") as f:
             source = f.read()
@@ -431,40 +439,168 @@ def run_script(argv):
             # from one version to the next) is not compile()'s: the interpreter itself runs it.
             os.execv(sys.executable, [sys.executable, *argv])
         for part in PRELUDES.compiled(source, script):
-            exec(part, main.__dict__)
-    except SystemExit as exc:
-        code = exc.code
-    except BaseException as exc:
-        code = 1
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_globals is globals():
-            tb = tb.tb_next  # start at the script, not at this module's frames
-        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
-    finish(code)
+            _exec(part, main.__dict__)
+    except _BaseException as exc:
+        ended = exc  # handled below, outside this block: no exception is being handled there
+    if ended is None:
+        status = 0
+    elif _issubclass(_type(ended), _SystemExit):
+        status = exit_status(ended)
+    else:
+        status = report(ended)
+    finish(status)
 
 
-def finish(code):
-    # As the interpreter's own exit does: wait for threads only if threading was imported, and
-    # run exit functions only if atexit was (importing threading here cost a print(1) 1.2 ms).
-    threading, atexit = sys.modules.get("threading"), sys.modules.get("atexit")
+# -- a warm script's end ------------------------------------------------------------------------
+# From here on the script has run: what its process does to end must not depend on any name the
+# script could have rebound (SandboxFusion's and human-eval's guards set `exit`, `os._exit` and
+# `sys.exit` to None; a script may replace any built-in). So it uses only what this module took
+# before any script ran, under its own names, and looks up at run time only what the interpreter
+# itself would (sys.excepthook, sys.stdout and sys.stderr, the threading module). What it
+# reports comes from the script's frames, never this module's.
+
+_exit, _write, _exec, _getattr, _type, _issubclass, _repr, _str = (
+    os._exit, os.write, exec, getattr, type, issubclass, repr, str
+)  # fmt: skip
+_BaseException, _SystemExit, _int, _as_int = BaseException, SystemExit, int, int.__index__
+_traceback_of = BaseException.__traceback__.__get__  # whatever the exception's class says
+_with_traceback = BaseException.with_traceback
+_display = sys.__excepthook__  # the interpreter's own report of an exception
+_modules = sys.modules  # the interpreter's table, whatever `sys.modules` is made to name
+_OWN = globals()
+_MISSING = object()
+C_LONG = 1 << 63
+FLUSH_FAILED = 120  # the interpreter's status when it cannot flush stdout or stderr at exit
+
+
+def _run_exitfuncs_of_atexit():
+    """atexit's runner of the exit functions (the interpreter's, whichever `atexit` module
+    registered them); imported here, it leaves sys.modules again: a script sees what it imports."""
+    imported = "atexit" in _modules
+    import atexit
+
+    if not imported:
+        del _modules["atexit"]
+    return atexit._run_exitfuncs
+
+
+_run_exitfuncs = _run_exitfuncs_of_atexit()
+
+
+def exit_status(exc):
+    """The status a SystemExit asks for, as the interpreter takes it: its `code`, None is 0,
+    an int itself (-1 past a C long), anything else printed on stderr, and 1."""
     try:
-        if threading is not None:
-            threading._shutdown()
-        if atexit is not None:
-            atexit._run_exitfuncs()
-    except BaseException as exc:
-        sys.excepthook(type(exc), exc, exc.__traceback__)
+        code = _getattr(exc, "code")
+    except _BaseException:
+        code = exc
     if code is None:
-        code = 0
-    elif not isinstance(code, int):
-        print(code, file=sys.stderr)
-        code = 1
-    for stream in (sys.stdout, sys.stderr):
+        return 0
+    if _issubclass(_type(code), _int):
+        n = _as_int(code)
+        return n if -C_LONG <= n < C_LONG else -1
+    say(code)
+    say("\n")
+    return 1
+
+
+def report(exc):
+    """An uncaught exception, reported as the interpreter does (sys.excepthook, and what it
+    says when the hook is missing or fails), from the script's frames; the status to end with."""
+    kind, tb = _type(exc), scripts(exc)
+    sys.last_type, sys.last_value, sys.last_traceback = kind, exc, tb
+    hook = _getattr(sys, "excepthook", _MISSING)
+    if hook is _MISSING:
+        say("sys.excepthook is missing\n")
+        display(kind, exc, tb)
+        return 1
+    try:
+        hook(kind, exc, tb)
+    except _SystemExit as stop:
+        return exit_status(stop)
+    except _BaseException as failed:
+        say("Error in sys.excepthook:\n")
+        display(_type(failed), failed, scripts(failed))
+        say("\nOriginal exception was:\n")
+        display(kind, exc, tb)
+    return 1
+
+
+def scripts(exc):
+    """The exception's traceback from its first frame that is not this module's, made its own
+    (the interpreter's report shows the exception's)."""
+    tb = _traceback_of(exc)
+    while tb is not None and tb.tb_frame.f_globals is _OWN:
+        tb = tb.tb_next
+    _with_traceback(exc, tb)
+    return tb
+
+
+def display(kind, exc, tb):
+    # Not contextlib.suppress: the script may have replaced it.
+    try:  # noqa: SIM105
+        _display(kind, exc, tb)
+    except _BaseException:
+        pass  # stderr is gone or broken: as for the interpreter, nothing more to say
+
+
+def say(what):
+    """Text (or an object's str) on sys.stderr, as the interpreter writes its own messages:
+    fd 2 if there is no sys.stderr; nothing if that fails."""
+    try:
+        stream = _getattr(sys, "stderr", None)
+        if stream is None:
+            _write(2, _str(what).encode(errors="backslashreplace"))
+        else:
+            stream.write(_str(what))
+    except _BaseException:
+        pass
+
+
+def ignored(exc, where):
+    """An exception nothing can catch, reported as the interpreter reports one."""
+    try:
+        shown = _repr(where)
+    except _BaseException:
+        shown = "<object repr() failed>"
+    say(f"Exception ignored in: {shown}\n")
+    display(_type(exc), exc, scripts(exc))
+
+
+def finish(status):
+    """End the process as the interpreter's exit does: wait for the threads if threading was
+    imported, run the exit functions, flush stdout and stderr (120 if that fails), exit."""
+    threading = _modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except _BaseException as exc:
+            ignored(exc, threading)
+    try:
+        _run_exitfuncs()
+    except _BaseException as exc:  # an exit function's own error is reported by atexit
+        ignored(exc, _run_exitfuncs)
+    for name in ("stdout", "stderr"):
+        stream = _getattr(sys, name, None)
+        if stream is None or is_closed(stream):
+            continue
         try:
             stream.flush()
-        except (OSError, ValueError):
-            code = code or 120
-    os._exit(code & 0xFF)
+        except _BaseException as exc:
+            if name == "stdout":
+                ignored(exc, stream)
+            status = FLUSH_FAILED
+    _exit(status & 0xFF)
+
+
+def is_closed(stream):
+    """As the interpreter asks at exit: a stream whose `closed` fails is open."""
+    try:
+        if stream.closed:
+            return True
+    except _BaseException:
+        pass
+    return False
 
 
 # -- the zygote loop ----------------------------------------------------------------------------

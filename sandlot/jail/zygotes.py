@@ -21,6 +21,11 @@ from sandlot.jail.bwrap import BoxLayout
 from sandlot.jail.spec import Limits, RunSpec
 
 ZYGOTE = str(Path(__file__).with_name("zygote.py"))
+# The zygote's code comes on a descriptor and is compiled under a name that is no path: its
+# frames are below every warm script's, whose command line is the zygote's, and no traceback,
+# warning, stack or command line a script can print may name the server's files.
+BOOT = ("import sys; exec(compile(open(int(sys.argv.pop(1)), 'rb').read(), "
+        "'<sandlot zygote>', 'exec'))")  # fmt: skip
 PRELUDES_MAX = 1 << 16  # bytes of the preludes' message: one datagram, which zygote.py reads
 
 
@@ -37,14 +42,18 @@ class Zygote:
         of its scripts begin with, which it compiles once (see zygote.py)."""
         said = preludes_message(preludes)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.proc = subprocess.Popen(
-            [interpreter, "-I", "-S", ZYGOTE, str(theirs.fileno()), init],
-            pass_fds=[theirs.fileno()],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            env={},
-        )
-        theirs.close()
+        source = os.open(ZYGOTE, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            self.proc = subprocess.Popen(
+                [interpreter, "-I", "-S", "-c", BOOT, str(source), str(theirs.fileno()), init],
+                pass_fds=[source, theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env={},
+            )  # fmt: skip
+        finally:
+            os.close(source)
+            theirs.close()
         self.pid = self.proc.pid
         self.sock = ours
         self.owed = False  # a box's release, said after its status

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import time
 from collections.abc import AsyncIterator
@@ -25,6 +26,7 @@ from sandlot.sessions import events
 from sandlot.sessions.link import AgentGone, AgentLink, AgentSilent
 from sandlot.tenancy import Owner
 
+log = logging.getLogger("sandlot.sessions")
 START_TIMEOUT = 90.0  # seconds a box's agent and kernel may take to be ready (a loaded machine)
 # Beyond an execution's own time limit: the agent's interrupt grace, then a kernel restart.
 AGENT_ALLOWANCE = 2.0 + START_TIMEOUT
@@ -285,7 +287,11 @@ class Execution:
                 await self._put(event)
         except AgentGone as exc:
             timed_out = isinstance(exc, AgentSilent)
-            reason = s.ended or f"its agent failed ({exc}) {s.link.stderr_tail[-300:]}".strip()
+            # What the agent wrote on stderr (its own traceback, naming sandlot's files) is the
+            # operator's, not the client's: logged, never in the reason the client reads.
+            if tail := s.link.stderr_tail[-300:]:
+                log.warning("session %s: its agent failed (%s): %s", s.id, exc, tail)
+            reason = s.ended or f"its agent failed ({exc})"
             await s.close(reason)
             end = {"status": "error", "execution_count": None, "exit_code": None,
                    "limit": "time" if timed_out else None, "kernel_restarted": True,

@@ -63,9 +63,9 @@ def __sandlot_driver(params):
             if tb.tb_frame.f_globals is not own:
                 frames.append(tb)
             tb = tb.tb_next
-        for step in reversed(frames):
+        for step in frames[::-1]:
             tb = kept["type"](step)(tb, step.tb_frame, step.tb_lasti, step.tb_lineno)
-        hook(kept["type"](exc), exc.with_traceback(tb), tb)
+        hook(kept["type"](exc), kept["BaseException"].with_traceback(exc, tb), tb)
         raise kept["SystemExit"](1)
 
     try:
@@ -263,8 +263,10 @@ def __sandlot_case(kept, case, plain):
             return False
         return size(x - y) <= big(1e-9 * big(size(x), size(y)), 1e-12)
 
+    numbers, truth = (kept["int"], kept["float"]), kept["bool"]
+
     def number(value):
-        return kept["isinstance"](value, (int, float)) and not kept["isinstance"](value, bool)
+        return kept["isinstance"](value, numbers) and not kept["isinstance"](value, truth)
 
     def judge(scope):
         expression, text = case

@@ -623,3 +623,25 @@ def test_strict_wraps_the_entry_even_when_the_answer_makes_it_a_class(api: httpx
     assert judge(api, "humaneval", "HumanEval/0", hack)["accepted"]  # the in-process limit
     out = judge(api, "humaneval", "HumanEval/0", hack, strict=True)
     assert not out["accepted"] and "is not plain data" in out["extra"]["reason"], out
+
+
+EXPECTED_NAMED = {
+    # (language, the answer that names the expected text, the same answer without the name, the
+    # right answer): the case is add(1, 2) against the bare word `hello`
+    "python": ("def add(a, b):\n    return 'x'\nhello = 'x'\n", "def add(a, b):\n    return 'x'\n",
+               "def add(a, b):\n    return 'hello'\n"),
+    "nodejs": ("function add(a, b) { return 'x'; }\nvar hello = 'x';\n",
+               "function add(a, b) { return 'x'; }\n", "function add(a, b) { return 'hello'; }\n"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", EXPECTED_NAMED)
+def test_a_test_cases_expected_value_is_none_of_the_answers_names(
+    api: httpx.Client, language: str
+) -> None:
+    hack, control, good = EXPECTED_NAMED[language]
+    case = [{"input": "add(1, 2)", "expected": "hello"}]
+    for strict in (False, True):
+        assert cases(api, hack, language, case, strict=strict)["passed"] is False, strict
+        assert cases(api, control, language, case, strict=strict)["passed"] is False, strict
+        assert cases(api, good, language, case, strict=strict)["passed"] is True, strict

@@ -98,14 +98,20 @@ function sandlotDriver(params) {
     return true;
   };
 
+  // A test case's expected value, evaluated before the program runs: no declaration of its
+  // can stand for a name in it.
+  const expectedOf = (text) => {
+    try {
+      return run("(" + text + ")");
+    } catch (e) {
+      return undefined;
+    }
+  };
+  const wanted = params.case ? expectedOf(params.case[1]) : undefined;
+
   const judge = (actual) => {
     const text = params.case[1];
-    let expected;
-    try {
-      expected = run("(" + text + ")");
-    } catch (e) {
-      expected = undefined;
-    }
+    let expected = wanted;
     if (params.strict) {
       actual = plain(actual);
       expected = plain(expected);

@@ -75,7 +75,7 @@ def __sandlot_driver(params):
         failed(exc, None)
     # (each goes into main.py only for the runs that need it)
     tests_scope, plain = __sandlot_strict(kept, sys, params.get("entry")) if strict else (0, None)
-    judge = __sandlot_case(kept, case, plain) if case is not None else None
+    judge = __sandlot_case(kept, sys, case, plain) if case is not None else None
     suites = params.get("unittest")
     if suites is not None:
         judge = __sandlot_unittest(kept, sys, suites)
@@ -251,9 +251,32 @@ def __sandlot_strict(kept, sys, entry):
     return tests_scope, plain
 
 
-def __sandlot_case(kept, case, plain):
-    """A /run_code test case, judged in the program's globals after it ran (set up before)."""
+def __sandlot_case(kept, sys, case, plain):
+    """A /run_code test case, judged in the program's globals after it ran (set up before). The
+    expected value is evaluated now, before the program runs, with the built-ins and the
+    standard modules it names: no name of the program's can stand for it."""
     inf = float("inf")
+
+    def constant(text):
+        scope = {"__builtins__": kept}
+        path, here = sys.path, sys.path[0]
+        for _ in range(8):
+            try:
+                return kept["eval"](text, scope), True
+            except kept["NameError"] as exc:
+                name = exc.name
+            except kept["BaseException"]:
+                return None, False
+            path.remove(here)  # a file of the work dir named like the module is not it
+            try:
+                scope[name] = kept["__import__"](name)
+            except kept["BaseException"]:
+                return None, False
+            finally:
+                path.insert(0, here)
+        return None, False
+
+    expected, evaluated = constant(case[1])
 
     def close(x, y):  # math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12), math being unloaded
         if x == y:
@@ -271,19 +294,16 @@ def __sandlot_case(kept, case, plain):
     def judge(scope):
         expression, text = case
         actual = kept["eval"](expression, scope)
-        try:
-            expected, evaluated = kept["eval"](text, scope), True
-        except kept["Exception"]:
-            expected, evaluated = None, False
+        wanted = expected
         if plain is not None:
             actual = plain(actual)
-            expected = plain(expected) if evaluated else None
+            wanted = plain(expected) if evaluated else None
         if not evaluated:
             passed = kept["str"](actual) == text or kept["repr"](actual) == text
-        elif number(actual) and number(expected):
-            passed = close(actual, expected)
+        elif number(actual) and number(wanted):
+            passed = close(actual, wanted)
         else:
-            passed = actual == expected
+            passed = actual == wanted
         mark = b"1" if kept["bool"](passed) else b"0"
         return mark + kept["repr"](actual).encode("utf-8", "backslashreplace")
 

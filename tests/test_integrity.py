@@ -243,9 +243,10 @@ LIMITS = {
         "import builtins\nbuiltins.abs = lambda x: 0\ndef f(x):\n    return 0\n",
         "abs(f(2) - 4) < 1e-9", "True", (True, True),
     ),
+    # (strict runs the answer in a process of its own: the driver's frame is not there)
     "reads_the_secret_from_the_drivers_frame": (
         "HumanEval/0", PY_JUDGE + SEAL_FROM_THE_DRIVERS_FRAME,
-        PY_CASE + SEAL_FROM_THE_DRIVERS_FRAME, "add(1, 2)", "3", (False, False),
+        PY_CASE + SEAL_FROM_THE_DRIVERS_FRAME, "add(1, 2)", "3", (True, True),
     ),
 }  # fmt: skip
 

@@ -323,7 +323,7 @@ def has_close_elements(numbers, threshold):
 """
 
 
-def test_python_trace_jump_over_the_asserts_is_beyond_an_in_process_guard(
+def test_python_trace_jump_over_the_asserts_is_stopped_only_by_strict(
     api: httpx.Client,
 ) -> None:
     # The answer reaches the tests' frame (sys._getframe) and makes it skip its asserts: an
@@ -332,6 +332,8 @@ def test_python_trace_jump_over_the_asserts_is_beyond_an_in_process_guard(
     assert submit(api, "humaneval", "HumanEval/0", TRACE_JUMP)["accepted"]
     control = TRACE_JUMP.replace("frame.f_trace = jump", "pass")
     assert not submit(api, "humaneval", "HumanEval/0", control)["accepted"]
+    # strict runs the answer in a process of its own: the tests' frame is not in it
+    assert not submit(api, "humaneval", "HumanEval/0", TRACE_JUMP, strict=True)["accepted"]
 
 
 # -- every Python dataset: a wrong answer with each of the generic hacks --------------------------

@@ -307,7 +307,9 @@ class Executor:
         limits = self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb)
         expression = (case.input, case.expected) if case.input is not None else None
         seal = req.seal or (
-            Seal(strict=req.strict) if expression or guards.sealed(row, req.code) else None
+            Seal(strict=req.strict, split=req.strict)
+            if expression or guards.sealed(row, req.code)
+            else None
         )
         argv, run_files, secret = sealed_step(row, files, seal, expression)
         spec = self._spec(

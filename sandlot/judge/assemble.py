@@ -7,6 +7,7 @@ plus stdin/stdout cases. Nothing here runs code.
 
 from __future__ import annotations
 
+import ast
 import base64
 import json
 import re
@@ -139,9 +140,24 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
                                  unittest=found.unittest_classes, tests=found.tests)  # fmt: skip
         return Assembled(ex, program)
     call = "" if re.search(r"^check\(", test, re.M) or not entry else f"\ncheck({entry})\n"
+    reference = (prompt or "") + str(row.get("canonical_solution") or "")
     program = python_program(f"{PY_IMPORTS}{solution}\n\n", f"{test}\n{call}",
-                             run_timeout=p.get("run_timeout"), entry=entry)  # fmt: skip
+                             run_timeout=p.get("run_timeout"), entry=entry,
+                             split=splittable(reference))  # fmt: skip
     return Assembled(ex, program)
+
+
+def splittable(reference: str, setup: str = "") -> bool:
+    """Whether a problem's tests can call its answer in a process of its own (`strict`'s
+    split): they get plain data back, so the problem's reference defines no class for them to
+    build, and no setup code builds objects before it."""
+    if setup.strip():
+        return False
+    try:
+        tree = ast.parse(reference)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # a prompt cut mid-body: its classes would be in what it shows
+    return not any(isinstance(node, ast.ClassDef) for node in ast.walk(tree))
 
 
 def build_mbpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
@@ -163,8 +179,9 @@ def build_mbpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
         # Setup first, as SandboxFusion (and the original MBPP harness) do: tasks 367 and 927
         # build objects in their setup before their reference code defines the class.
         setup = row.get("test_setup_code") or lab.get("test_setup_code") or ""
+    split = splittable(str(row.get("code") or ""), setup if not p.get("sanitized") else "")
     return Assembled(ex, python_program(f"{setup}\n{code}\n\n", test_code,
-                                        run_timeout=p.get("run_timeout")))  # fmt: skip
+                                        run_timeout=p.get("run_timeout"), split=split))  # fmt: skip
 
 
 def cruxeval_answer(completion: str) -> tuple[Extracted, str]:
@@ -263,7 +280,8 @@ def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
         code = row.get("content", "") + code
     test = row.get("test", "")
     return Assembled(ex, python_program(f"{PY_IMPORTS}{code}\n\n", f"{test}\n",
-                                        test_info=labels(row)))  # fmt: skip
+                                        test_info=labels(row),
+                                        split=splittable(row.get("content", ""))))  # fmt: skip
 
 
 def build_palmath(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
@@ -321,14 +339,23 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         full = guards.with_start(full, resolved)
     forbidden = dialect(language).mbxp_forbidden if p.get("mbxp") else ()
     if resolved == "python":
+        reference = str(row.get("canonical_solution") or "")
         checked = re.search(r"^\w*check\((\w+)\)\s*$", template, re.M)
         entry = checked.group(1) if checked else None
         classes = found.unittest_classes if found is not None else ()
-        return Assembled(ex, python_program(full[:answer_end], full[answer_end:], files=files,
-                                            run_timeout=p.get("run_timeout"), forbidden=forbidden,
-                                            fetch=fetch, entry=entry,
-                                            unittest=classes or None,
-                                            tests=found.tests if classes else None))  # fmt: skip
+        program = python_program(
+            full[:answer_end],
+            full[answer_end:],
+            files=files,
+            run_timeout=p.get("run_timeout"),
+            forbidden=forbidden,
+            fetch=fetch,
+            entry=entry,
+            unittest=classes or None,
+            tests=found.tests if classes else None,
+            split=not classes and splittable(reference),
+        )
+        return Assembled(ex, program)
     program = Program(language, full, template, files=files, run_timeout=p.get("run_timeout"),
                       forbidden=forbidden, fail_markers=d.fail_markers, seal=sealed,
                       fetch=fetch)  # fmt: skip
@@ -509,6 +536,7 @@ def build_user(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
     test = row["test"]
     if language in ("python", "py", "python3"):
         return Assembled(ex, python_program(code, f"{test}\n", run_timeout=row.get("run_timeout"),
-                                            entry=row.get("entry_point")))  # fmt: skip
+                                            entry=row.get("entry_point"),
+                                            split=splittable(row["prompt"])))  # fmt: skip
     return Assembled(ex, Program(language, f"{code}\n{test}\n", test,
                                 run_timeout=row.get("run_timeout")))  # fmt: skip

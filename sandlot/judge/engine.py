@@ -305,7 +305,8 @@ class Judge:
     async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
         if job.run_timeout is None:
             job.run_timeout = PROGRAM_TIMEOUT
-        seal = Seal(job.tests_at, strict(cfg), job.entry, job.unittest) if job.seal else None
+        split = strict(cfg) and job.split
+        seal = Seal(job.tests_at, strict(cfg), job.entry, job.unittest, split) if job.seal else None
         request = self._request(job.language, job.code, cfg, job, files=job.files,
                                 fetch=job.fetch, seal=seal)  # fmt: skip
         execution = await self._execute(request)

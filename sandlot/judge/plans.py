@@ -65,6 +65,9 @@ class Program:
     tests: int | None = None
     # Python: the tests' unittest.TestCase classes, which the driver runs itself.
     unittest: tuple[str, ...] | None = None
+    # Python: under `strict`, the answer may run in a process of its own, the tests calling its
+    # functions with plain data (the tests build none of its objects).
+    split: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,12 +27,13 @@ _HERE = Path(__file__).parent
 # The Python driver's core, and the parts only `strict` and test cases need (compiling them
 # costs every run; most of a judge's runs need the core alone). Its docstring stays here.
 _PY_TEXT = (_HERE / "python_driver.py").read_text()
-_PY_CORE, _PY_STRICT, _PY_CASE, _PY_UNITTEST = (
+_PY_CORE, _PY_STRICT, _PY_CASE, _PY_UNITTEST, _PY_SPLIT = (
     _PY_TEXT[_PY_TEXT.index(start) : _PY_TEXT.index(end) if end else None]
     for start, end in (("def __sandlot_driver(", "def __sandlot_strict("),
                        ("def __sandlot_strict(", "def __sandlot_case("),
                        ("def __sandlot_case(", "def __sandlot_unittest("),
-                       ("def __sandlot_unittest(", ""))
+                       ("def __sandlot_unittest(", "def __sandlot_split("),
+                       ("def __sandlot_split(", ""))
 )  # fmt: skip
 _JS = (_HERE / "driver.js").read_text()
 # What every sealed Python run's main.py begins with, for each set of parts: a warm zygote
@@ -54,6 +55,9 @@ class Seal:
     entry: str | None = None  # the function the tests are about (HumanEval's entry point)
     # The tests' unittest.TestCase classes, which the driver runs itself (and counts).
     unittest: tuple[str, ...] | None = None
+    # `strict`'s split: the answer in a process of its own, its functions called through a
+    # socket with plain data (python_driver.py's __sandlot_split).
+    split: bool = False
 
 
 def sealed(row: Language, code: str) -> bool:
@@ -69,6 +73,10 @@ def driver(harness: str, program: str, seal: Seal, case: tuple[str, str] | None)
     params = {"seal": sealing.SEAL_FILE, "program": PROGRAM_FILE, "strict": seal.strict,
               "entry": seal.entry, "case": list(case) if case else None}  # fmt: skip
     if harness == "python":
+        if seal.split and seal.unittest is None:
+            parts = _PY_CORE + (_PY_CASE if case else "") + _PY_SPLIT
+            params["split"] = True
+            return f"{parts}\n__sandlot_driver({ {**params, 'tests_at': tests_at}!r})\n"
         parts = _PY_CORE + (_PY_STRICT if seal.strict else "") + (_PY_CASE if case else "")
         if seal.unittest is not None and case is None:
             parts += _PY_UNITTEST

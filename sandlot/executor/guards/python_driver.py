@@ -16,14 +16,17 @@ memory alone. `params`:
     entry           the function the tests are about (HumanEval's entry point): under `strict`
                     the only name of the answer's that may stand for a built-in in the tests
     case            [input, expected]: a /run_code test case, judged after the program
+    split           `strict`'s split: the answer runs in a process of its own, forked before this
+                    one reads the secret or the tests, and the tests call its functions through a
+                    socket, plain data both ways (`__sandlot_split`)
     unittest        the names of the tests' TestCase classes: the driver runs them itself, with
                     the unittest it imported before the program ran (no `load_tests`, runner or
                     module of the program's is asked), and the payload is their counts
 
 The seal's payload is empty for a program, "passed=N failed=N skipped=N" for unittest classes,
 and "1" or "0" (passed) then the actual value's repr for a case. `__sandlot_strict`,
-`__sandlot_case` and `__sandlot_unittest` go into main.py only for the runs that need them: a
-judge's program pays for compiling the core alone.
+`__sandlot_case`, `__sandlot_unittest` and `__sandlot_split` go into main.py only for the runs
+that need them: a judge's program pays for compiling the core alone.
 """
 
 
@@ -44,6 +47,8 @@ def __sandlot_driver(params):
         unlink(name)
         return data
 
+    # The answer's process is forked before anything of the tests or the secret is read.
+    link = __sandlot_split(kept, os, sys) if params.get("split") else None
     seal = take(params["seal"])
     source = take(params["program"]).decode("utf-8", "surrogateescape")
     here = os.path.abspath(__file__)
@@ -68,11 +73,25 @@ def __sandlot_driver(params):
         hook(kept["type"](exc), kept["BaseException"].with_traceback(exc, tb), tb)
         raise kept["SystemExit"](1)
 
+    if link is not None:
+        link.start()  # main.py now holds the answer alone: its process may read it
     try:
-        first = compile(answer, here, "exec")
+        first = compile(answer, here, "exec") if link is None else None
         then = compile("\n" * answer.count("\n") + tests, here, "exec")
     except SyntaxError as exc:
         failed(exc, None)
+    if link is not None:
+        judge = __sandlot_case(kept, sys, case, None) if case is not None else None
+        scope = link.scope(here, params.get("entry"))
+        try:
+            kept["exec"](then, scope)
+            payload = judge(scope) if judge is not None else b""
+        except kept["SystemExit"]:
+            raise
+        except kept["BaseException"] as exc:
+            failed(exc, exc.__traceback__)
+        write(1, seal + payload + seal + b"\n")
+        return
     # (each goes into main.py only for the runs that need it)
     tests_scope, plain = __sandlot_strict(kept, sys, params.get("entry")) if strict else (0, None)
     judge = __sandlot_case(kept, sys, case, plain) if case is not None else None
@@ -349,3 +368,355 @@ def __sandlot_unittest(kept, sys, names):
         return f"passed={passed} failed={failed_count} skipped={skipped}".encode()
 
     return run
+
+
+def __sandlot_split(kept, os, sys):
+    """`strict`'s split. The answer runs in a process of its own (A), forked before this one (T)
+    reads the secret or the tests; A waits until main.py holds the answer alone, runs it, and
+    serves calls of its functions. T's tests see a proxy for each function and a copy of each
+    value the answer defines, and every call crosses a socket as plain data (JSON with tags for
+    tuples, sets, bytes...): nothing of A's making runs in T, and A cannot reach T's memory (T
+    is not dumpable; ptrace and process_vm_* are refused in every box). Returns T's end."""
+    import json
+    import socket
+
+    mine, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        mine.close()
+        try:
+            __sandlot_answer_process(os, sys, json, theirs)
+        finally:
+            os._exit(0)
+    theirs.close()
+    import ctypes
+
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/T is not A's to read
+    reader = mine.makefile("rb")
+    dumps, loads, limit = json.dumps, json.loads, 64 << 20
+    isinstance_, type_, list_, dict_ = kept["isinstance"], kept["type"], kept["list"], kept["dict"]
+    inf = float("inf")
+    error, exit_ = kept["TypeError"], kept["SystemExit"]
+    roots = tuple({f"{sys.prefix}/lib/", f"{sys.base_prefix}/lib/"})
+
+    def encode(value, depth=0):
+        kind = type_(value)
+        if depth > 500:
+            raise error("strict comparison: data nested more than 500 deep")
+        if value is None or kind is bool or kind is str:
+            return value
+        if kind is int:
+            return value if -(1 << 53) < value < (1 << 53) else {"i": kept["str"](value)}
+        if kind is float:
+            return value if value == value and value not in (inf, -inf) else {"f": repr(value)}
+        if kind is list:
+            return [encode(v, depth + 1) for v in value]
+        if kind is dict_:
+            return {"d": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+        for tag, each in (("t", tuple), ("s", set), ("fs", frozenset)):
+            if kind is each:
+                return {tag: [encode(v, depth + 1) for v in value]}
+        if kind is bytes:
+            return {"b": value.decode("latin-1")}
+        if kind is complex:
+            return {"c": [encode(value.real), encode(value.imag)]}
+        if kind is type_ and kept.get(value.__name__) is value:
+            return {"ty": value.__name__}  # a built-in type (MBPP passes `int`)
+        raise error(f"strict comparison: a {kind.__name__} cannot be passed to the answer")
+
+    def decode(value, depth=0):
+        if depth > 500:
+            raise error("strict comparison: data nested more than 500 deep")
+        if isinstance_(value, list_):
+            return [decode(v, depth + 1) for v in value]
+        if not isinstance_(value, dict_):
+            return value
+        ((tag, body),) = value.items()
+        if tag == "d":
+            return {decode(k, depth + 1): decode(v, depth + 1) for k, v in body}
+        if tag in ("t", "s", "fs", "it"):
+            items = [decode(v, depth + 1) for v in body]
+            kinds = {"t": tuple, "s": set, "fs": frozenset, "it": kept["iter"]}
+            return kinds[tag](items)
+        if tag == "i":
+            return kept["int"](body)
+        if tag == "f":
+            return kept["float"](body)
+        if tag == "r":
+            return kept["range"](*(kept["int"](n) for n in body))
+        if tag == "ty" and isinstance_(kept.get(body), type_):
+            return kept[body]
+        if tag == "b":
+            return body.encode("latin-1")
+        if tag == "c":
+            return kept["complex"](decode(body[0]), decode(body[1]))
+        if tag == "frac":
+            import fractions
+
+            return fractions.Fraction(kept["int"](body[0]), kept["int"](body[1]))
+        if tag == "dec":
+            import decimal
+
+            return decimal.Decimal(body)
+        if tag == "m":
+            return match_of(body)
+        if tag == "nd":
+            import numpy
+
+            return numpy.array(decode(body[0], depth + 1), dtype=body[1])
+        raise error(f"the answer's process sent {tag!r}, which is no data")
+
+    class Match:
+        """What a re.Match the answer returned says, rebuilt here: its string and spans (MBPP's
+        tests ask a match for its truth, a group or a span)."""
+
+        def __init__(self, text, span, groups):
+            self.string, self.spans = text, [tuple(span), *(tuple(g) for g in groups)]
+
+        def __bool__(self):
+            return True
+
+        def span(self, group=0):
+            return self.spans[group]
+
+        def start(self, group=0):
+            return self.spans[group][0]
+
+        def end(self, group=0):
+            return self.spans[group][1]
+
+        def group(self, *groups):
+            found = [None if a < 0 else self.string[a:b]
+                     for a, b in (self.spans[g] for g in (groups or (0,)))]  # fmt: skip
+            return found[0] if len(found) == 1 else tuple(found)
+
+        def groups(self):
+            return tuple(self.group(g) for g in range(1, len(self.spans)))
+
+        def __repr__(self):
+            return f"<re.Match object; span={self.spans[0]}, match={self.group()!r}>"
+
+    def match_of(body):
+        text, span, groups = body
+        if not isinstance_(text, str):
+            raise error("the answer's process sent a match of no string")
+        return Match(text, span, groups)
+
+    def send(message):
+        mine.sendall(dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    def receive(what):
+        line = reader.readline(limit)
+        if not line.endswith(b"\n"):
+            sys.stderr.write(f"the answer's process ended {what} (an exit, or a crash)\n")
+            raise exit_(1)
+        try:
+            return loads(line)
+        except kept["BaseException"]:
+            sys.stderr.write(f"the answer's process sent what is no data {what}\n")
+            raise exit_(1) from None
+
+    def proxy(name):
+        def call(*args, **kwargs):
+            send({"call": name, "args": encode(list_(args)),
+                  "kwargs": {k: encode(v) for k, v in kwargs.items()}})  # fmt: skip
+            answer = receive(f"in a call of {name}")
+            if "raise" in answer:
+                kind, text = answer["raise"]
+                found = kept.get(kind)
+                if not (isinstance_(found, type_) and issubclass(found, kept["Exception"])):
+                    found, text = kept["Exception"], f"{kind}: {text}"
+                raise found(text)
+            result = decode(answer["ok"])
+            changed = decode(answer["args"])  # what the call changed in place
+            for old, new in zip(args, changed, strict=False):
+                if type_(old) is list_ and type_(new) is list_:
+                    old[:] = new
+                elif type_(old) in (dict_, set) and type_(new) is type_(old):
+                    old.clear()
+                    old.update(new)
+            return result
+
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    class Link:
+        def start(self):
+            send({"go": True})
+
+        def scope(self, here, entry):
+            """The tests' globals: the built-ins as they were, a proxy for each function of the
+            answer (where the tests are about one function, the answer's own `abs` is not the
+            tests'), a copy of each value."""
+            report = receive("before its tests ran")
+            if "error" in report:
+                sys.stderr.write(report["error"])
+                raise exit_(1)
+            out = {"__builtins__": kept, "__name__": "__main__", "__file__": here}
+            for name, kind in report["names"].items():
+                if name in kept and entry is not None and name != entry:
+                    continue
+                if kind == "call":
+                    out[name] = proxy(name)
+                elif kind == "data":
+                    out[name] = decode(report["data"][name])
+                elif kind.startswith("module:"):  # the tests use what the answer imported
+                    found = library(kind.removeprefix("module:"))
+                    if found is not None:
+                        out[name] = found
+            return out
+
+    def library(name):
+        """The module `name` of the runtime or an installed package, imported here (never a
+        file of the work dir, which is the answer's), or None."""
+        import importlib.util
+
+        path, here = sys.path, sys.path[0]
+        path.remove(here)
+        try:
+            spec = importlib.util.find_spec(name)
+            origin = spec.origin if spec is not None else None
+            if origin in ("built-in", "frozen") or (
+                origin is not None and origin.startswith(roots)
+            ):
+                return kept["__import__"](name, fromlist=["*"])
+        except kept["Exception"]:
+            pass
+        finally:
+            path.insert(0, here)
+        return None
+
+    return Link()
+
+
+def __sandlot_answer_process(os, sys, json, link):
+    """A: the answer's own process. It runs the answer (main.py, once T has put the answer alone
+    there) and serves T's calls; whatever it sends T reads as data only."""
+    import traceback
+
+    reader = link.makefile("rb")
+    if reader.readline() != b'{"go":true}\n':
+        return
+    here = os.path.abspath(__file__)
+    main = type(sys)("__main__")
+    main.__file__ = here
+    main.__builtins__ = __builtins__
+    sys.modules["__main__"] = main
+
+    def send(message):
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        link.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+
+    def encode(value, depth=0):
+        kind = type(value)
+        if depth > 500:
+            raise TypeError("strict comparison: data nested more than 500 deep")
+        if value is None or kind in (bool, str):
+            return value
+        if kind is int:
+            return value if -(1 << 53) < value < (1 << 53) else {"i": str(value)}
+        if kind is float:
+            return value if value == value and abs(value) != float("inf") else {"f": repr(value)}
+        if kind in (list, __import__("collections").deque):
+            return [encode(v, depth + 1) for v in value]
+        if isinstance(value, dict) and kind.__module__ in ("builtins", "collections"):
+            return {"d": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+        for tag, each in (("t", tuple), ("s", set), ("fs", frozenset)):
+            if kind is each:
+                return {tag: [encode(v, depth + 1) for v in value]}
+        if kind is bytes:
+            return {"b": value.decode("latin-1")}
+        if kind is complex:
+            return {"c": [encode(value.real), encode(value.imag)]}
+        name = f"{kind.__module__}.{kind.__qualname__}"
+        if name == "fractions.Fraction":
+            return {"frac": [str(value.numerator), str(value.denominator)]}
+        if name == "decimal.Decimal":
+            return {"dec": str(value)}
+        if name == "re.Match":
+            return {
+                "m": [
+                    value.string,
+                    list(value.span()),
+                    [list(value.span(g)) for g in range(1, value.re.groups + 1)],
+                ]
+            }
+        if kind.__module__ == "numpy" and hasattr(value, "tolist"):
+            if hasattr(value, "shape") and value.shape:
+                return {"nd": [encode(value.tolist(), depth + 1), value.dtype.str]}
+            return encode(value.item(), depth + 1)
+        if name in ("builtins.generator", "builtins.map", "builtins.filter", "builtins.zip",
+                    "builtins.list_iterator", "builtins.range_iterator", "builtins.enumerate",
+                    "builtins.reversed"):  # fmt: skip
+            return {"it": [encode(v, depth + 1) for v in value]}
+        if kind is range:
+            return {"r": [value.start, value.stop, value.step]}
+        if kind is type and getattr(__builtins__, value.__name__, None) is value:
+            return {"ty": value.__name__}
+        raise TypeError(f"strict comparison: a {kind.__name__} is not plain data")
+
+    def decode(value):
+        if isinstance(value, list):
+            return [decode(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        ((tag, body),) = value.items()
+        if tag == "d":
+            return {decode(k): decode(v) for k, v in body}
+        kinds = {"t": tuple, "s": set, "fs": frozenset}
+        if tag in kinds:
+            return kinds[tag](decode(v) for v in body)
+        if tag == "i":
+            return int(body)
+        if tag == "f":
+            return float(body)
+        if tag == "b":
+            return body.encode("latin-1")
+        if tag == "c":
+            return complex(decode(body[0]), decode(body[1]))
+        if tag == "ty":
+            return getattr(__builtins__, body)
+        if tag == "r":
+            return range(*body)
+        raise TypeError(f"cannot decode {tag!r}")
+
+    try:
+        with open(here, "rb") as f:
+            code = compile(f.read(), here, "exec")
+        exec(code, main.__dict__)
+    except BaseException:
+        send({"error": traceback.format_exc()})
+        return
+    names, data = {}, {}
+    for name, value in list(main.__dict__.items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(value, type(sys)):
+            names[name] = f"module:{value.__name__}"
+            continue
+        if callable(value):
+            names[name] = "call"
+            continue
+        try:
+            data[name] = encode(value)
+            names[name] = "data"
+        except TypeError:
+            continue
+    send({"names": names, "data": data})
+    for line in reader:
+        request = json.loads(line)
+        function = main.__dict__.get(request["call"])
+        args = decode(request["args"])
+        kwargs = {k: decode(v) for k, v in request["kwargs"].items()}
+        try:
+            result = function(*args, **kwargs)
+        except Exception as exc:  # the answer's own frames, as Python would show them
+            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+            send({"raise": [type(exc).__name__, str(exc)]})
+            continue
+        try:
+            answer = {"ok": encode(result), "args": encode(args)}
+        except (TypeError, ValueError, RecursionError) as exc:
+            answer = {"raise": ["TypeError", str(exc)]}
+        send(answer)

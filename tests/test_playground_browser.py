@@ -565,3 +565,31 @@ def test_an_eval_report_opens_and_shows_its_plots(page: Page, server, tmp_path: 
     assert "pass@2" in first and "humaneval_python" in first and "0.2500" in first
     assert "HumanEval/0" in page.tab.inner_text("body")
     page.shot("report")
+
+
+def test_api_docs_come_from_this_server_under_the_playgrounds_policy(page: Page, server) -> None:
+    """/docs is Swagger UI from the package (no CDN: it works offline), with the playground's
+    Content-Security-Policy; the page fixture fails on any violation of it."""
+    from sandlot.api.playground import CSP
+
+    elsewhere: list[str] = []
+    page.tab.on("request", lambda r: r.url.startswith(server.url) or elsewhere.append(r.url))
+    response = page.tab.goto(f"{server.url}/docs")
+    assert response.headers["content-security-policy"] == CSP
+    page.contains("#swagger-ui", "/run_code")
+    page.tab.wait_for_selector(".opblock-summary-path[data-path='/run_code']")
+    assert elsewhere == []
+    page.shot("docs")
+    assert httpx.get(f"{server.url}/redoc").headers["location"] == "docs"
+
+
+def test_api_docs_try_it_out_sends_the_playgrounds_key(page: Page, server) -> None:
+    page.open()
+    page.tab.evaluate("sessionStorage.setItem('sandlot-api-key', 'key-d0c5')")
+    page.tab.goto(f"{server.url}/docs")
+    page.tab.click(".opblock-summary-path[data-path='/languages']")
+    page.tab.click("text=Try it out")
+    with page.tab.expect_request(lambda r: r.url.endswith("/languages")) as sent:
+        page.tab.click("button.execute")
+    assert sent.value.headers["authorization"] == "Bearer key-d0c5"
+    page.contains(".responses-wrapper .live-responses-table", "python")

@@ -28,7 +28,10 @@ EXTRA_FLAGS = {"report": "--report", "ray": "--ray"}
 # Commands an example calls that `make setup` does not install, and why the reader has them.
 READERS_OWN = {
     "make": "the set-up's own entry point",
-    "podman": "the container section: the engine the reader runs the image with",
+    "python3": "Debian's, which `make setup` starts from",
+    "podman": "the container pages: the engine the reader runs the image with",
+    "podman-compose": "the same, for a compose file",
+    **dict.fromkeys(("export", "printf", "mkdir", "cp", "base64"), "the shell and coreutils"),
 }
 # Commands that Debian packages of `sandlot setup` provide, by package.
 FROM_DEBIAN = {"curl": "curl", "jq": "jq"}
@@ -99,10 +102,14 @@ def commands(script: str) -> set[str]:
     text = "\n".join(uncommented(line) for line in script.replace("\\\n", " ").splitlines())
     lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
     lexer.whitespace, lexer.commenters, lexer.whitespace_split = " \t", "", True
-    found, starts = set(), True
+    found, starts, target = set(), True, False
     for token in lexer:
-        if set(token) <= set("();<>|&\n"):
+        if set(token) <= set("<>"):
+            target = True  # a redirection: a file name comes next
+        elif set(token) <= set("();|&\n"):
             starts = True
+        elif target:
+            target = False
         elif starts and not re.fullmatch(r"[A-Za-z_]\w*=.*", token):  # not an assignment
             found.add(token)
             starts = False

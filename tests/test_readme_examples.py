@@ -31,6 +31,8 @@ READERS_OWN = {
     "python3": "Debian's, which `make setup` starts from",
     "podman": "the container pages: the engine the reader runs the image with",
     "podman-compose": "the same, for a compose file",
+    "claude": "docs/mcp.md: Claude Code, the MCP client it configures",
+    "vllm": "docs/mcp.md: the model server it points at sandlot's python tool",
     **dict.fromkeys(("export", "printf", "mkdir", "cp", "base64"), "the shell and coreutils"),
 }
 # Commands that Debian packages of `sandlot setup` provide, by package.

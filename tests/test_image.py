@@ -344,7 +344,9 @@ def test_kubernetes_file_runs_with_podman_kube_play(image, tmp_path):
             get = box[probe]["httpGet"]
             assert get["port"] == 8080, get
             assert httpx.get(f"{url}{get['path']}", timeout=10).status_code == 200, probe
-        name = f"sandlot-pod-0-{box['name']}"
+        # The pod's container: <deployment>-pod-0-<container> in podman 4.3, -pod-<container> after.
+        names = podman("ps", "--format", "{{.Names}}", "--filter", "name=^sandlot-pod").stdout
+        (name,) = [n for n in names.split() if n.endswith(f"-{box['name']}")]
         assert podman("healthcheck", "run", name).returncode == 0  # podman's liveness check
         assert_serves_with_its_key(url)
         # sandlot's profile, not podman's default: it refuses io_uring, which podman's allows.

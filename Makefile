@@ -41,9 +41,12 @@ lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# The server (and client), reinstalled only when pyproject.toml changed since.
-$(VENV)/.installed: pyproject.toml $(VENV)/.created
-	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server]'
+# The server and client, and what the README's examples use: the eval report's plots
+# (`sandlot eval --report`). The image only serves, so its build asks for EXTRAS=server.
+# Reinstalled only when pyproject.toml or this file changed since.
+EXTRAS ?= server,report
+$(VENV)/.installed: pyproject.toml Makefile $(VENV)/.created
+	$(VENV)/bin/pip install --disable-pip-version-check -e '.[$(EXTRAS)]'
 	touch $@
 
 # What the tests and lint add: the test extras, Ray, the report's plots, and verl's

@@ -38,7 +38,9 @@ INPUTS = (
     "sandlot",
     "deploy/entrypoint.sh",
 )
-DEBIAN_TOOLS = {"podman": "podman", "runc": "runc", "debootstrap": "debootstrap"}
+# catatonit: the pause process of the pods `podman kube play` makes (no registry to pull one).
+DEBIAN_TOOLS = {"podman": "podman", "runc": "runc", "debootstrap": "debootstrap",
+                "catatonit": "catatonit"}  # fmt: skip
 # This machine's engine settings, not the image's needs: crun refuses this host's cgroup layout,
 # and podman's default limits of open files and processes are above this host's hard limits.
 ENGINE = ("--runtime", "runc", "--ulimit", "nofile=16384:16384", "--ulimit", "nproc=16384:16384")
@@ -52,6 +54,35 @@ def podman(*args: str, timeout: float = 600, check: bool = True) -> subprocess.C
     return subprocess.run(
         ["podman", *args], capture_output=True, text=True, timeout=timeout, check=check
     )
+
+
+def engine_conf(where: Path) -> Path:
+    """A containers.conf with ENGINE's settings, for what runs podman itself (podman-compose,
+    `podman kube play`): point CONTAINERS_CONF at it."""
+    ulimits = ", ".join(f'"{ENGINE[i + 1]}"' for i, a in enumerate(ENGINE) if a == "--ulimit")
+    runtime = ENGINE[ENGINE.index("--runtime") + 1]
+    conf = where / "containers.conf"
+    conf.write_text(
+        f'[containers]\ndefault_ulimits = [{ulimits}]\n[engine]\nruntime = "{runtime}"\n'
+    )
+    return conf
+
+
+def for_podman_kube_play(manifest: str, image: str, port: int) -> str:
+    """deploy/kubernetes.yaml with the edits `podman kube play` on this one host needs: the
+    image set (as the file says to), one replica (podman makes each a pod of this host, each
+    publishing the same host port) and the container's port published on 127.0.0.1:`port`
+    (no Service proxy here: podman publishes a pod's container ports on the host)."""
+    edits = [
+        ("image: sandlot:latest", f"image: {image}"),
+        ("replicas: 2", "replicas: 1"),
+        ("- {name: http, containerPort: 8080}",
+         f"- {{name: http, containerPort: 8080, hostPort: {port}, hostIP: 127.0.0.1}}"),
+    ]  # fmt: skip
+    for old, new in edits:
+        assert manifest.count(old) == 1, f"deploy/kubernetes.yaml no longer has {old!r}"
+        manifest = manifest.replace(old, new)
+    return manifest
 
 
 def ensure_tools() -> None:

@@ -22,13 +22,21 @@ from tests.conftest import ROOT
 SERVER_ONLY = {"fastapi", "starlette", "uvicorn", "pyseccomp"}
 
 
-def core_closure() -> set[str]:
-    """The distributions the core dependencies need here, transitively (no extras)."""
-    core = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    todo, seen = [Requirement(r) for r in core], set()
+def normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def core_closure(extras: tuple[str, ...] = ()) -> set[str]:
+    """The distributions the core dependencies (and sandlot's `extras`) need here, transitively
+    (none of theirs)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"]]
+    for extra in extras:
+        wanted += project["optional-dependencies"][extra]
+    todo, seen = [Requirement(r) for r in wanted], set()
     while todo:
         req = todo.pop()
-        key = re.sub(r"[-_.]+", "-", req.name).lower()
+        key = normalized(req.name)
         if key in seen or (req.marker is not None and not req.marker.evaluate({"extra": ""})):
             continue
         seen.add(key)

@@ -51,6 +51,19 @@ def test_kubernetes_probes_and_resources():
     assert "kind: Deployment" in text and "kind: Service" in text
 
 
+def test_kubernetes_file_says_what_podman_kube_play_reads_too():
+    """podman kube play (tests/test_image.py runs it) reads a probe's named port as port 0 and
+    the seccomp profile only from the annotation: the file gives numbers, and both forms."""
+    text = (ROOT / "deploy" / "kubernetes.yaml").read_text()
+    ports = re.findall(r"httpGet: \{path: \S+, port: (\w+)\}", text)
+    assert len(ports) == 3 and all(p.isdigit() for p in ports), ports
+    field = re.search(r"localhostProfile: (\S+)", text).group(1)
+    annotation = re.search(
+        r"container\.seccomp\.security\.alpha\.kubernetes\.io/sandlot: (\S+)", text
+    )
+    assert annotation and annotation.group(1) == f"localhost/{field}"
+
+
 def test_seccomp_profile_allows_box_building_and_denies_the_kernel_wide():
     profile = json.loads((ROOT / "deploy" / "seccomp.json").read_text())
     assert profile["defaultAction"] == "SCMP_ACT_ERRNO"

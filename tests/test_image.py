@@ -8,16 +8,25 @@ say in /health what they lack.
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
+import os
+import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from sandlot.jail.privileges import CAPABILITIES
 from tests import container
+from tests.conftest import free_port
 from tests.test_security import (
     DESCRIPTORS,
     MEMORY_BOMB,
@@ -242,3 +251,109 @@ def test_image_in_a_user_namespace_runs_nothing_on_cgroup_v1(image):
     ids = ["--uidmap=0:300000:65536", "--gidmap=0:300000:65536"]
     with container.running(image, [*ids, *container.readme_run_flags()]) as box:
         assert_refuses(box, "Permission denied")
+
+
+# --- The deployment files, run for real: what a user checks after `up` or `kube play`. ---
+
+KEY = "key-7c2e9b41d8a3f6e05b19c4d7a2e8f3b6"
+
+
+def wait_healthy(url: str, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                return
+        time.sleep(1)
+    raise AssertionError(f"{url}/health was not ready in {timeout} s")
+
+
+def assert_serves_with_its_key(url: str) -> None:
+    body = {"code": "print(6 * 7)", "language": "python"}
+    refused = httpx.post(f"{url}/run_code", json=body, timeout=120)
+    assert refused.status_code == 401, refused.text
+    done = httpx.post(f"{url}/run_code", json=body, timeout=120,
+                      headers={"Authorization": f"Bearer {KEY}"})  # fmt: skip
+    assert done.status_code == 200 and done.json()["stdout"] == "42\n", done.text
+
+
+def test_compose_file_runs_with_podman_compose(image, tmp_path):
+    """deploy/compose.yaml, unchanged, by podman-compose from the repository's root, as its
+    header says; only its variables are set (the image, a loopback address, 2 CPUs)."""
+    port = free_port()
+    project = f"sandlot-test-{port}"
+    env = {**os.environ, "CONTAINERS_CONF": str(container.engine_conf(tmp_path)),
+           "SANDLOT_IMAGE": image, "SANDLOT_PUBLISH": f"127.0.0.1:{port}", "SANDLOT_CPUS": "2",
+           "SANDLOT_API_KEYS": KEY}  # fmt: skip
+    compose = [str(Path(sys.executable).parent / "podman-compose"), "-p", project,
+               "-f", "deploy/compose.yaml"]  # fmt: skip
+
+    def run_compose(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*compose, *args], cwd=container.ROOT, env=env,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+
+    try:
+        up = run_compose("up", "-d", "--no-build")
+        assert up.returncode == 0, up.stdout + up.stderr
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(url)
+        assert_serves_with_its_key(url)
+        label = f"label=io.podman.compose.project={project}"
+        (cid,) = container.podman("ps", "-q", "--filter", label).stdout.split()
+        # The compose healthcheck, as podman runs it (no systemd here to run it on a timer).
+        assert container.podman("healthcheck", "run", cid, check=False).returncode == 0
+        limits = json.loads(container.podman("inspect", cid).stdout)[0]["HostConfig"]
+        assert limits["Memory"] == 8 << 30 and limits["NanoCpus"] == 2 * 10**9, limits
+    finally:
+        run_compose("down")
+
+
+def test_kubernetes_file_runs_with_podman_kube_play(image, tmp_path):
+    """deploy/kubernetes.yaml by `podman kube play`, with only the edits one host needs
+    (container.for_podman_kube_play): the probes pass, its seccomp profile is the one in force,
+    and the key comes from the Secret."""
+    port = free_port()
+    manifest = tmp_path / "kubernetes.yaml"
+    manifest.write_text(container.for_podman_kube_play(
+        (container.ROOT / "deploy" / "kubernetes.yaml").read_text(), image, port))  # fmt: skip
+    profiles = tmp_path / "seccomp"
+    profiles.mkdir()
+    shutil.copy(container.ROOT / "deploy" / "seccomp.json", profiles / "sandlot.json")
+    # The Secret `kubectl create secret generic sandlot-api-keys --from-literal=keys=KEY` makes,
+    # as podman keeps one: a JSON map of base64 values.
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"keys": base64.b64encode(KEY.encode()).decode()}))
+    env = {**os.environ, "CONTAINERS_CONF": str(container.engine_conf(tmp_path))}
+
+    def podman(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["podman", *args], env=env, capture_output=True, text=True,
+                              timeout=600)  # fmt: skip
+
+    podman("kube", "down", str(manifest))  # one left by an interrupted run
+    podman("secret", "rm", "sandlot-api-keys")
+    assert podman("secret", "create", "sandlot-api-keys", str(secret)).returncode == 0
+    try:
+        play = podman("kube", "play", "--seccomp-profile-root", str(profiles), str(manifest))
+        assert play.returncode == 0, play.stdout + play.stderr
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(url)
+        pod = yaml.safe_load_all(manifest.read_text())
+        spec = next(d for d in pod if d["kind"] == "Deployment")["spec"]["template"]["spec"]
+        (box,) = spec["containers"]
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):  # as a kubelet asks
+            get = box[probe]["httpGet"]
+            assert get["port"] == 8080, get
+            assert httpx.get(f"{url}{get['path']}", timeout=10).status_code == 200, probe
+        # The pod's container: <deployment>-pod-0-<container> in podman 4.3, -pod-<container> after.
+        names = podman("ps", "--format", "{{.Names}}", "--filter", "name=^sandlot-pod").stdout
+        (name,) = [n for n in names.split() if n.endswith(f"-{box['name']}")]
+        assert podman("healthcheck", "run", name).returncode == 0  # podman's liveness check
+        assert_serves_with_its_key(url)
+        # sandlot's profile, not podman's default: it refuses io_uring, which podman's allows.
+        probe = ("import ctypes, os; libc = ctypes.CDLL(None, use_errno=True); "
+                 "libc.syscall(425, 1, None); print(os.strerror(ctypes.get_errno()))")  # fmt: skip
+        said = podman("exec", name, "/srv/sandlot/.venv/bin/python", "-c", probe)
+        assert said.stdout.strip() == "Operation not permitted", said.stdout + said.stderr
+    finally:
+        podman("kube", "down", str(manifest))
+        podman("secret", "rm", "sandlot-api-keys")

@@ -13,6 +13,7 @@ import json
 import shlex
 import subprocess
 import sys
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,6 +146,7 @@ def test_compile_error_shows_in_the_compile_pane(page: Page) -> None:
     assert page.field("status") == "Failed"
     assert "undefined_name" in page.pane("compile") and "error" in page.pane("compile")
     assert page.pane("stdout") == "(empty)"
+    assert page.field("build").startswith("compile failed: Finished, exit code 1")
     page.shot("run-compile-error")
 
 
@@ -528,10 +530,14 @@ def test_status_page_shows_health_and_languages_live(page: Page, server) -> None
     for r in rows:
         if r["version"]:
             assert r["version"] in page.tab.text_content(f"tr[data-language='{r['name']}']")
-    page.tab.wait_for_selector("table.metrics")  # the server's /metrics, parsed
-    assert "sandlot_" in page.tab.text_content("table.metrics")  # the first rows shown
     with page.tab.expect_request(lambda r: r.url.endswith("/health")):
         pass  # the page asks again by itself
+    # The raw metrics are behind a disclosure, not hundreds of rows above the languages.
+    assert page.tab.is_hidden("pre.raw-metrics")
+    top = page.tab.evaluate("document.querySelector('table.languages').offsetTop")
+    assert top < WIDE["height"], "the languages start below the first screen"
+    page.tab.click("details.raw summary")
+    page.contains("pre.raw-metrics", "sandlot_slots")
     page.shot("status")
 
 
@@ -565,3 +571,134 @@ def test_an_eval_report_opens_and_shows_its_plots(page: Page, server, tmp_path: 
     assert "pass@2" in first and "humaneval_python" in first and "0.2500" in first
     assert "HumanEval/0" in page.tab.inner_text("body")
     page.shot("report")
+
+
+def test_api_docs_come_from_this_server_under_the_playgrounds_policy(page: Page, server) -> None:
+    """/docs is Swagger UI from the package (no CDN: it works offline), with the playground's
+    Content-Security-Policy; the page fixture fails on any violation of it."""
+    from sandlot.api.playground import CSP
+
+    elsewhere: list[str] = []
+    page.tab.on("request", lambda r: r.url.startswith(server.url) or elsewhere.append(r.url))
+    response = page.tab.goto(f"{server.url}/docs")
+    assert response.headers["content-security-policy"] == CSP
+    page.contains("#swagger-ui", "/run_code")
+    page.tab.wait_for_selector(".opblock-summary-path[data-path='/run_code']")
+    assert elsewhere == []
+    page.shot("docs")
+    assert httpx.get(f"{server.url}/redoc").headers["location"] == "docs"
+
+
+def test_api_docs_try_it_out_sends_the_playgrounds_key(page: Page, server) -> None:
+    page.open()
+    page.tab.evaluate("sessionStorage.setItem('sandlot-api-key', 'key-d0c5')")
+    page.tab.goto(f"{server.url}/docs")
+    page.tab.click(".opblock-summary-path[data-path='/languages']")
+    page.tab.click("text=Try it out")
+    with page.tab.expect_request(lambda r: r.url.endswith("/languages")) as sent:
+        page.tab.click("button.execute")
+    assert sent.value.headers["authorization"] == "Bearer key-d0c5"
+    page.contains(".responses-wrapper .live-responses-table", "python")
+
+
+@pytest.mark.parametrize("where", ["run", "datasets"])
+def test_what_was_just_typed_in_is_what_is_sent(page: Page, where: str) -> None:
+    """Text an input method (or the browser's insertText) put in the editor, followed at once
+    by Run or Submit, is sent: the editor takes such input into its document only 80 ms later,
+    and it used to send what was there before (the template, or an empty completion)."""
+    page.open("datasets" if where == "datasets" else "")
+    if where == "run":
+        page.tab.select_option("#language", "cpp")  # the editor now holds C++'s template
+        before, typed = TEMPLATES["cpp"].code, "// typed in"
+    else:
+        page.contains("[data-pane=prompt]", "def ")
+        before, typed = "", "def typed_in(): return 1"
+    page.tab.click(".CodeMirror-line")
+    page.tab.keyboard.press("Control+End")
+    # One task, as a fast user's text then click are for the 80 ms timer: no wait between.
+    # (One line at the end: insertText over a selection of lines would have Chromium style the
+    # merged lines inline, which the page's CSP refuses.)
+    insert_then_send = """text => {
+        document.execCommand("insertText", false, text);
+        document.querySelector("button.primary").click();
+    }"""
+    endpoint = "/submit" if where == "datasets" else "/run_code"
+    with page.tab.expect_request(lambda r: r.url.endswith(endpoint)) as sent:
+        page.tab.evaluate(insert_then_send, typed)
+    body = json.loads(sent.value.post_data)
+    assert body["completion" if where == "datasets" else "code"] == before + typed
+    assert page.code() == before + typed
+
+
+KEY = "key-0f3c9a7d6e5b4c3a2f1e0d9c8b7a6f5e"
+
+
+@pytest.fixture(scope="module")
+def keyed() -> Iterator[Server]:
+    """A server with API keys and two worker processes, one slot each."""
+    from tests.conftest import running_server
+
+    with running_server("--slots", "2", "--workers", "2", env={"SANDLOT_API_KEYS": KEY}) as srv:
+        # Ready once both workers count their slot (the first answers /v1/ping on its own).
+        for _ in range(600):
+            text = httpx.get(f"{srv.url}/metrics", headers={"Authorization": f"Bearer {KEY}"}).text
+            if "\nsandlot_slots 2.0" in text:
+                break
+            time.sleep(0.2)
+        yield srv
+
+
+def test_a_server_with_keys_asks_for_one_checks_it_and_opens(browser, keyed: Server) -> None:
+    page = Page(browser, keyed)
+    page.allowed = ("status of 401",)  # the browser logs each refused request itself
+    page.tab.goto(f"{keyed.url}/playground/")
+    page.tab.wait_for_selector("body[data-started=true]")
+    assert page.tab.query_selector_all(".status.bad") == []  # no red "HTTP 401" to open with
+    assert "asks for an API key" in page.field("start")
+    assert page.tab.is_visible("#api-key")
+    assert page.tab.evaluate("document.activeElement.id") == "api-key"
+
+    page.tab.fill("#api-key", "key-wrong-0000000000000000000000000")
+    page.tab.press("#api-key", "Enter")
+    page.contains("[data-field=key-note]", "This key was refused")
+    assert "bad" in page.tab.get_attribute("[data-field=key-note]", "class")
+    assert page.tab.evaluate("sessionStorage.getItem('sandlot-api-key')") is None
+    assert page.tab.query_selector("body[data-ready=true]") is None
+
+    page.tab.fill("#api-key", KEY)
+    page.tab.press("#api-key", "Enter")
+    page.tab.wait_for_selector("body[data-ready=true]")  # the page opens, no reload
+    assert page.field("key-note") == "Key accepted; kept for this tab."
+    with page.tab.expect_request(lambda r: r.url.endswith("/run_code")) as sent:
+        page.run()
+    assert sent.value.headers["authorization"] == f"Bearer {KEY}"
+    assert page.pane("stdout") == TEMPLATES["python"].output
+    page.tab.close()
+    assert page.errors == []
+
+
+def test_status_page_sums_the_workers_and_reads_as_a_summary(browser, keyed: Server) -> None:
+    """Two workers, a slot each: the page tells the server's two slots (each worker's /health
+    tells its own one), its runs per language, and names that do not break inside."""
+    headers = {"Authorization": f"Bearer {KEY}"}
+    for _ in range(2):
+        done = httpx.post(f"{keyed.url}/run_code", headers=headers, timeout=120,
+                          json={"code": "print(1)", "language": "python"})  # fmt: skip
+        assert done.status_code == 200, done.text
+    page = Page(browser, keyed)
+    page.allowed = ("status of 401",)  # the browser's own /favicon.ico for /v1/ping, keyless
+    page.tab.goto(f"{keyed.url}/v1/ping")  # this origin, for its sessionStorage
+    page.tab.evaluate("key => sessionStorage.setItem('sandlot-api-key', key)", KEY)
+    page.open("status")
+    assert page.field("busy").endswith("of 2")
+    assert page.field("workers") == "2"
+    assert int(page.tab.inner_text("tr[data-language=python] [data-count=runs]")) >= 2
+    assert page.field("refused") == "0" and page.field("server-errors") == "0"
+    page.tab.set_viewport_size(NARROW)
+    lines = page.tab.eval_on_selector_all(
+        "tr[data-language] td:first-child code", "cs => cs.map(c => c.getClientRects().length)"
+    )
+    assert set(lines) == {1}, "a language's name breaks across lines"
+    page.shot("status-workers-narrow")
+    page.tab.close()
+    assert page.errors == []

@@ -39,6 +39,10 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
         version=__version__,
         description="Runs untrusted code in isolated boxes; speaks SandboxFusion's API.",
         lifespan=lifespan,
+        # FastAPI's pages load Swagger UI and ReDoc from a CDN: /docs is the playground's.
+        docs_url=None,
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.service = service

@@ -1,4 +1,5 @@
 """The web playground: `/playground/` and its pages, files and language templates; `/` redirects.
+The API docs, `/docs`: Swagger UI from the playground's files, under the same policy.
 
 Every page is one shell (static/playground.html) whose script picks the page from the path.
 The pages are served with a strict Content-Security-Policy: scripts and styles from this origin
@@ -34,6 +35,7 @@ HEADERS = {
 }
 FILES = static_files()
 SHELL = FILES["playground.html"]
+DOCS = FILES["docs.html"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -80,3 +82,15 @@ async def page(page: str, request: Request) -> Response:
         raise NotFound(f"no playground page {page[:100]!r}; pages: run (/playground/), "
                        + ", ".join(PAGES))  # fmt: skip
     return _send(SHELL, request)
+
+
+@router.get("/docs")
+async def docs(request: Request) -> Response:
+    """Swagger UI, vendored (static/vendor/swagger-ui/): nothing from a CDN, and no script of
+    another origin beside the API key the playground keeps in this origin's sessionStorage."""
+    return _send(DOCS, request)
+
+
+@router.get("/redoc")
+async def redoc() -> RedirectResponse:
+    return RedirectResponse("docs")  # FastAPI's other docs page, which loaded ReDoc from a CDN

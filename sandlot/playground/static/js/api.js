@@ -41,10 +41,10 @@ async function answer(response, target, sent) {
   return { ok: response.ok, status: response.status, url: target, sent, data, text, error };
 }
 
-async function send(target, init, sent) {
+async function send(target, init, sent, { quiet = false } = {}) {
   try {
     const response = await fetch(target, init);
-    if (response.status === 401) dispatchEvent(new CustomEvent("sandlot:unauthorized"));
+    if (response.status === 401 && !quiet) dispatchEvent(new CustomEvent("sandlot:unauthorized"));
     return { ...(await answer(response, target, sent)), keyed: Boolean(apiKey()) };
   } catch (exc) {
     const error = `no answer from the server (${exc.message})`;
@@ -57,6 +57,13 @@ export function post(path, body, init = {}) {
   const sent = JSON.stringify(body);
   const sending = headers({ "Content-Type": "application/json" });
   return send(url(path), { method: "POST", headers: sending, body: sent, ...init }, sent);
+}
+
+// Whether the server takes `key`: a read that needs a key when the server has keys
+// (GET /languages), sent with that key alone.
+export function checkKey(key) {
+  const init = { headers: { Accept: "application/json", Authorization: `Bearer ${key}` } };
+  return send(url("/languages"), init, null, { quiet: true });
 }
 
 export function get(path) {

@@ -17,6 +17,19 @@ function indent(cm) {
   else cm.replaceSelection(" ".repeat(cm.getOption("indentUnit")), "end", "+input");
 }
 
+// CodeMirror's contenteditable input takes what the browser put in the page (a paste, an input
+// method's text, autocorrect) into its document 80 ms later; a value read sooner, by a Run or
+// Submit right after a paste, would be the text before it. Read it now.
+function flush(cm) {
+  const input = cm.display.input;
+  input.forceCompositionEnd?.();
+  if (input.readDOMTimeout != null) {
+    clearTimeout(input.readDOMTimeout);
+    input.readDOMTimeout = null;
+    input.updateFromDOM();
+  }
+}
+
 export function editor(parent, { value = "", mode = null, label = "Code", lines = 14 } = {}) {
   const cm = window.CodeMirror(parent, {
     value,
@@ -39,6 +52,7 @@ export function editor(parent, { value = "", mode = null, label = "Code", lines 
     cm,
     element: wrapper,
     get value() {
+      flush(cm);
       return cm.getValue();
     },
     set value(text) {

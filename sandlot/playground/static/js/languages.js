@@ -9,7 +9,10 @@ let loaded = null;
 export function languages() {
   loaded ||= Promise.all([get("/languages"), get("/playground/templates.json")]).then(
     ([rows, templates]) => {
-      if (!rows.ok) throw new Error(rows.error);
+      if (!rows.ok) {
+        loaded = null; // asked again next time: after an API key is given, say
+        throw new Error(rows.error);
+      }
       const table = templates.data || {};
       return rows.data.map((row) => ({ ...row, template: table[row.name] || null }));
     },

@@ -78,6 +78,16 @@ function fileList(files) {
   );
 }
 
+// How the compile step went: it may have failed (the run then never started) or been skipped.
+function buildLine(compile, cached) {
+  if (!compile) return "no compile step";
+  if (cached) return "cached build (compiler skipped)";
+  const ok = compile.status === "Finished" && compile.return_code === 0;
+  if (ok) return "compiled";
+  const why = compile.limit ? `the ${LIMITS[compile.limit] || compile.limit} stopped it` : runLine(compile);
+  return `compile failed: ${why}`;
+}
+
 // Fills `target` with the answer `r` (from api.post) to a /run_code request.
 export function showRun(target, r) {
   const d = r.data || {};
@@ -91,7 +101,7 @@ export function showRun(target, r) {
   const run = d.run_result;
   const compile = d.compile_result;
   const fired = run?.limit || compile?.limit;
-  const build = compile ? (d.cached_build ? "cached build (compiler skipped)" : "compiled") : "no compile step";
+  const build = buildLine(compile, d.cached_build);
   const compileText = compile
     ? [`${runLine(compile)}, ${seconds(compile.execution_time)}`, compile.stdout, compile.stderr]
         .filter(Boolean)

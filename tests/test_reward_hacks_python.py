@@ -453,3 +453,10 @@ def test_livecodebench_answer_patching_its_harness_is_rejected(api: httpx.Client
         assert not submit(api, "live_code_bench_v1", pid, fenced(wrong))["accepted"]
         out = submit(api, "live_code_bench_v1", pid, fenced(HARNESS_PATCHES + wrong))
         assert not out["accepted"], out
+
+
+def test_a_strict_result_says_its_answer_ran_split(api: httpx.Client) -> None:
+    good = reference("humaneval", row("humaneval_python", "HumanEval/0"))
+    assert submit(api, "humaneval", "HumanEval/0", good)["extra"]["integrity"] == "in-process"
+    out = submit(api, "humaneval", "HumanEval/0", good, strict=True)
+    assert out["accepted"] and out["extra"]["integrity"] == "split", out

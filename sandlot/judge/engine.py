@@ -27,7 +27,7 @@ from sandlot.judge.datasets import (
     row_id,
 )
 from sandlot.judge.families import FAMILIES, reference
-from sandlot.judge.integrity import OUTPUT, Integrity, Level, lookup, of_job
+from sandlot.judge.integrity import OUTPUT, STRICT_SPLIT, Integrity, Level, lookup, of_job
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
 from sandlot.judge.verdicts import Verdict, of_execution
 
@@ -227,7 +227,7 @@ class Judge:
         result.full_code = job.code
         if isinstance(job, Program):
             result.test_code = job.test_code
-        integrity = self.integrity(spec, job)
+        integrity = self.integrity(spec, job, strict=strict(cfg))
         result.extra["integrity"] = integrity.level.value
         unsealed = integrity.level is Level.UNSEALED
         if unsealed and strict(cfg) and not cfg.extra.get("allow_unsealed"):
@@ -272,8 +272,13 @@ class Judge:
         self._integrity[spec.name] = out
         return out
 
-    def integrity(self, spec: DatasetSpec, job: Program | StdioJob) -> Integrity:
-        """How far this job's verdict can be trusted (integrity.py)."""
+    def integrity(
+        self, spec: DatasetSpec, job: Program | StdioJob, strict: bool = False
+    ) -> Integrity:
+        """How far this job's verdict can be trusted (integrity.py); `strict` runs a Python
+        answer that can be split in a process of its own."""
+        if strict and isinstance(job, Program) and job.split and job.seal:
+            return STRICT_SPLIT
         name = self.resolve_language(job.language)
         row = self.datasets.registry.rows.get(name)
         framework = row is not None and row.guard is not None

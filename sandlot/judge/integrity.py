@@ -85,6 +85,21 @@ NO_PLACE = Integrity(
     tests="tests/test_integrity_table.py",
 )
 
+# Python under config.extra.strict, where the problem's tests only call the answer's functions.
+STRICT_SPLIT = Integrity(
+    Level.SPLIT,
+    sealed_by="the Python driver, in a process the answer never ran in, after the tests' last "
+    "statement",
+    attests="the tests ran to their end",
+    split="under config.extra.strict, the answer runs in a process of its own, forked before "
+    "the secret or the tests were read; the tests call its functions through a socket, plain "
+    "data both ways, and the tests' process is not the answer's to read",
+    out_of_reach="nothing known (problems whose tests build the answer's own objects, MBPP 367 "
+    "and 927, stay in-process)",
+    tests="tests/test_reward_hacks_python.py::"
+    "test_python_trace_jump_over_the_asserts_is_stopped_only_by_strict",
+)
+
 _IN_PROCESS_REACH = (
     "the answer runs in the tests' process: it can reach the seal's secret through reflection or "
     "its own memory, redefine what the tests call, and make the tests' own frame skip its "

@@ -124,7 +124,7 @@ def _item(item: BatchItem, n: int) -> rewards.RewardItem:
         completion=item.completion, files=decode_files(item.files),
         compile_timeout=item.compile_timeout, run_timeout=item.run_timeout,
         memory_mb=item.memory_limit_MB, test_cases=cases, ground_truth=item.ground_truth,
-        asserts=item.asserts, checker=item.checker,
+        asserts=item.asserts, checker=item.checker, strict=item.strict,
     )  # fmt: skip
 
 

@@ -59,6 +59,8 @@ class RewardItem:
     ground_truth: Any = None
     asserts: list[str] | None = None
     checker: Any = None
+    # plain data only, and a Python answer in a process of its own (the drivers' split)
+    strict: bool = True
 
 
 @dataclass(slots=True)
@@ -164,6 +166,7 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
         extracted = extract(item.completion or "", row.name)
         code, how = (extracted.code or None), f"{extracted.kind}: {extracted.how}"
     base = code or ""
+    strict = item.strict
     runs: list[Run] = []
     checks: list[_Check] = []
     for case in item.test_cases or ():
@@ -172,7 +175,8 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
                 raise InvalidRequest(
                     f"{where}: {row.name} has no expression test cases; use stdin cases"
                 )
-            runs.append(Run(seal=Seal(), case=(case.input, case.expected)))
+            seal = Seal(strict=strict, split=strict)
+            runs.append(Run(seal=seal, case=(case.input, case.expected)))
             checks.append(_Check("expr", sealed=True))
         else:
             runs.append(Run(stdin=(case.stdin or "").encode()))
@@ -187,7 +191,7 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
         program = f"{base}\n\n{test}"
         if sealed:
             program = guards.with_start(program, row.name)
-        seal = Seal(tests_at=len(base) + 2) if sealed else None
+        seal = Seal(tests_at=len(base) + 2, strict=strict, split=strict) if sealed else None
         runs.append(Run(code=program, seal=seal))
         checks.append(_Check("exit", sealed=sealed))
     if not runs:

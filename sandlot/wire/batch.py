@@ -58,6 +58,12 @@ class BatchItem(BaseModel):
         description="statements appended to the code, one run each; passes if it exits 0",
         json_schema_extra={"minItems": 1},
     )
+    strict: bool = Field(
+        True,
+        description="rewards no answer can fake: expression cases and asserts compare plain data "
+        "only, and a Python answer runs in a process of its own that the tests call (false: "
+        "in the answer's process, comparing with its own __eq__, as /run_code does by default)",
+    )
     checker: CheckerMode | dict[str, Any] | None = Field(
         None,
         description="stdout comparison: lines (default), exact, whitespace, case, float, verl, "

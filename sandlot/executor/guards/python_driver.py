@@ -384,10 +384,20 @@ def __sandlot_split(kept, os, sys):
     pid = os.fork()
     if pid == 0:
         mine.close()
+        status = 0
         try:
             __sandlot_answer_process(os, sys, json, theirs)
+        except SystemExit as exc:  # the answer's exit, with the status Python would give it
+            status = exc.code if isinstance(exc.code, int) else (exc.code is not None)
+            if exc.code is not None and not isinstance(exc.code, int):
+                sys.stderr.write(f"{exc.code}\n")
         finally:
-            os._exit(0)
+            import contextlib
+
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(BaseException):
+                    stream.flush()
+            os._exit(status)
     theirs.close()
     import ctypes
 
@@ -508,8 +518,13 @@ def __sandlot_split(kept, os, sys):
     def receive(what):
         line = reader.readline(limit)
         if not line.endswith(b"\n"):
-            sys.stderr.write(f"the answer's process ended {what} (an exit, or a crash)\n")
-            raise exit_(1)
+            # The answer's process ended: this one ends as it did (an exit with its status, a
+            # signal), with no seal, as a program that ends before its tests do.
+            code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+            sys.stderr.write(f"the answer's process ended {what}\n")
+            if code < 0:
+                os.kill(os.getpid(), -code)
+            raise exit_(code)
         try:
             return loads(line)
         except kept["BaseException"]:
@@ -685,8 +700,11 @@ def __sandlot_answer_process(os, sys, json, link):
         with open(here, "rb") as f:
             code = compile(f.read(), here, "exec")
         exec(code, main.__dict__)
-    except BaseException:
-        send({"error": traceback.format_exc()})
+    except SystemExit:
+        raise  # an exit before the tests: no report, the tests' process ends as this one
+    except BaseException as exc:
+        shown = traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next)
+        send({"error": "".join(shown)})
         return
     names, data = {}, {}
     for name, value in list(main.__dict__.items()):

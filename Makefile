@@ -11,7 +11,7 @@ SETUP_ARGS ?=
 PYTEST_ARGS ?=
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: setup serve test test-fast lint bench
+.PHONY: setup serve test test-fast lint bench docs
 
 setup: $(VENV)/.installed
 	$(VENV)/bin/sandlot setup $(SETUP_ARGS)
@@ -37,11 +37,19 @@ test-fast: $(VENV)/.installed-test setup
 bench: setup
 	$(VENV)/bin/python bench/engine.py $(BENCH_ARGS)
 
+# The docs site: the generated parts of its pages rewritten (the API reference, settings,
+# integrity and datasets tables, the CLI), then built into build/site. The languages table is
+# rewritten by bench/languages.py (or python -m sandlot.docgen.languages), which probe this
+# machine's toolchains. NO_MKDOCS_2_WARNING: Material's notice about MkDocs 2, on every build.
+docs: $(VENV)/.installed-test
+	$(VENV)/bin/python -m sandlot.docgen
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# The server and client, and what the README's examples use: the eval report's plots
+# The server and client, and what the docs' examples use: the eval report's plots
 # (`sandlot eval --report`). The image only serves, so its build asks for EXTRAS=server.
 # Reinstalled only when pyproject.toml or this file changed since.
 EXTRAS ?= server,report
@@ -49,11 +57,12 @@ $(VENV)/.installed: pyproject.toml Makefile $(VENV)/.created
 	$(VENV)/bin/pip install --disable-pip-version-check -e '.[$(EXTRAS)]'
 	touch $@
 
-# What the tests and lint add: the test extras, Ray, the report's plots, and verl's
+# What the tests and lint add: the test extras, Ray, the report's plots, the docs site's
+# generator (tests/test_docs.py builds it), and verl's
 # sandbox_fusion reward code for tests/test_rl.py (it imports only requests, so none of verl's
 # declared dependencies, torch, transformers, ray[default], ..., is needed).
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test,ray,report]'
+	$(VENV)/bin/pip install --disable-pip-version-check -e '.[server,test,ray,report,docs]'
 	$(VENV)/bin/pip install --disable-pip-version-check --no-deps '$(VERL)'
 	touch $@
 

@@ -17,13 +17,13 @@ is /tmp/before/sandlot/languages/table.py) each repetition also runs that table'
 run of each language whose row it has otherwise, interleaved with this one's: a change to a row
 measured before and after under the same load.
 
-Medians go to a JSON file and the README's languages table is rewritten from the registry and
-these numbers. The compile-cache target is checked for every compiled language: a cached
-request costs at most its box run + 1 ms, and where the compiler takes at least 9 runs' time
+Medians go to a JSON file and the languages table of docs/languages.md is rewritten from the
+registry and these numbers. The compile-cache target is checked for every compiled language: a
+cached request costs at most its box run + 1 ms, and where the compiler takes at least 9 runs' time
 (compile wall >= 9 x box wall), cold / cached >= 10x.
 
     .venv/bin/python bench/languages.py [--reps 7] [--languages a,b] [--out bench/languages.json]
-                                        [--no-readme] [--before-table FILE]
+                                        [--no-page] [--before-table FILE]
 
 Runs as root (the jail needs it), beside any server: its own state dir and uid range.
 """
@@ -53,13 +53,13 @@ sys.path.insert(0, str(REPO_ROOT / "tests"))  # the hello-world programs the tes
 from test_languages import HELLO, RUN_TIMEOUT  # noqa: E402
 
 from sandlot.config import Config  # noqa: E402
+from sandlot.docgen.languages import update  # noqa: E402
 from sandlot.executor import CodeRequest, Executor  # noqa: E402
 from sandlot.executor.cache import CompileCache  # noqa: E402
 from sandlot.jail import RunSpec  # noqa: E402
 from sandlot.jail.bwrap import DEFAULT_ENV  # noqa: E402
 from sandlot.jail.workdir import write_files  # noqa: E402
 from sandlot.languages import Language, Registry  # noqa: E402
-from sandlot.languages.docs import update_readme  # noqa: E402
 from sandlot.languages.hello import HELLO_WORLDS  # noqa: E402
 from sandlot.service import Service  # noqa: E402
 
@@ -303,8 +303,9 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=7)
     parser.add_argument("--languages", help="comma-separated; default: every available one")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "languages.json")
-    parser.add_argument("--readme", type=Path, default=REPO_ROOT / "README.md")
-    parser.add_argument("--no-readme", action="store_true", help="leave README.md alone")
+    parser.add_argument("--page", type=Path, default=REPO_ROOT / "docs" / "languages.md")
+    # --no-readme: its name from when the table was in the README (bench/NOTES.md's commands)
+    parser.add_argument("--no-page", "--no-readme", action="store_true", help="leave it alone")
     parser.add_argument("--before-table", type=Path, help="another table.py to measure alongside")
     args = parser.parse_args()
 
@@ -342,9 +343,9 @@ def main() -> int:
     }
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.out}")
-    if not args.no_readme:
-        update_readme(args.readme, results, config.runtime_dir)
-        print(f"rewrote the languages table in {args.readme}")
+    if not args.no_page:
+        update(args.page, results, config.runtime_dir)
+        print(f"rewrote the languages table in {args.page}")
     met = [n for n, e in measured.items() if e.get("meets_target") is True]
     missed = [n for n, e in measured.items() if e.get("meets_target") is False]
     failed = [n for n, e in measured.items() if e["errors"]]

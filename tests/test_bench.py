@@ -1,7 +1,7 @@
 """The benchmarks run: each script of bench/, briefly, measures what it says and reports no error.
 
-The figures in README.md come from these scripts; one that quietly stopped measuring (a hello
-world whose text changed, a field renamed) would go on printing tables of nothing. Timings are
+The figures in docs/benchmarks.md come from these scripts; one that quietly stopped measuring (a
+hello world whose text changed, a field renamed) would go on printing tables of nothing. Timings are
 not judged here (benchmarks print ratios, never assert them): only that every run they time was
 a correct one.
 """
@@ -31,7 +31,7 @@ def test_languages_times_only_runs_that_said_hello(tmp_path: Path) -> None:
     out = tmp_path / "languages.json"
     # Exit status aside (a missed target is one, and a loaded machine can miss it): the runs.
     subprocess.run([sys.executable, "bench/languages.py", "--reps", "1", "--languages",
-                    "python,c", "--no-readme", "--out", str(out)], cwd=REPO, timeout=600,
+                    "python,c", "--no-page", "--out", str(out)], cwd=REPO, timeout=600,
                    capture_output=True)  # fmt: skip
     measured = json.loads(out.read_text())["languages"]
     assert {name: entry["errors"] for name, entry in measured.items()} == {"python": [], "c": []}
@@ -52,7 +52,7 @@ def test_languages_measures_a_before_table_alongside(tmp_path: Path) -> None:
     (tmp_path / "table.py").write_text(BEFORE_TABLE)
     out = tmp_path / "languages.json"
     subprocess.run([sys.executable, "bench/languages.py", "--reps", "1", "--languages", "ruby",
-                    "--no-readme", "--out", str(out), "--before-table", str(tmp_path / "table.py")],
+                    "--no-page", "--out", str(out), "--before-table", str(tmp_path / "table.py")],
                    cwd=REPO, timeout=600, capture_output=True)  # fmt: skip
     ruby = json.loads(out.read_text())["languages"]["ruby"]
     assert ruby["errors"] == [] and ruby["before_box_median_s"] and ruby["box_median_s"], ruby

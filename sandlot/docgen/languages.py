@@ -1,11 +1,11 @@
-"""The README's languages table, rendered from the registry and measured timings.
+"""The languages table of docs/languages.md, rendered from the registry and measured timings.
 
-    python -m sandlot.languages.docs [--timings bench/languages.json] [--readme README.md]
+    python -m sandlot.docgen.languages [--timings bench/languages.json] [--page docs/languages.md]
 
-rewrites the part of README.md between the two markers below; `bench/languages.py` calls the
-same function after measuring. Everything in the table comes from the rows (names, aliases,
-commands), the toolchains themselves (versions, probed on this machine) and the benchmark's JSON
-(times), so the README cannot drift from what the server does.
+rewrites the page's `languages` block; `bench/languages.py` calls the same function after
+measuring. Everything in the table comes from the rows (names, aliases, commands), the
+toolchains themselves (versions, probed on this machine) and the benchmark's JSON (times), so
+the page cannot drift from what the server does.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+from sandlot.docgen import DOCS, rewrite
 from sandlot.languages.registry import Availability, Language, Registry
 from sandlot.languages.table import LANGUAGES
 
-START = "<!-- languages:start -->"
-END = "<!-- languages:end -->"
+BLOCK = "languages"
 RUNTIME = "/opt/sandlot"
 COMMAND_WIDTH = 70
 # JVM and runtime tuning and start-up flags: the same for every JVM (or Node) row and noise in a
-# table (the notes under the table and the README's warm-starts paragraph say what they are).
+# table (the notes under the table and the page's warm-starts section say what they are).
 JAR_DIR = re.compile(r"(?<![\w.-])/[\w./-]+/(?=[\w.-]+\.jar)")
 NOISE = re.compile(
     r"^(-XX:|-Xss|-Xshare|-Xlog:|-J-|--max-old-space-size|--gc-params|--no-rehash-snapshot)"
@@ -101,29 +101,20 @@ def render(
     return "\n".join(lines)
 
 
-def rewrite(readme: Path, table: str) -> None:
-    text = readme.read_text()
-    if START not in text or END not in text:
-        raise SystemExit(f"{readme} has no {START} … {END} section to rewrite")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    readme.write_text(f"{head}{START}\n{table}\n{END}{tail}")
-
-
-def update_readme(readme: Path, timings: dict[str, Any], runtime: str = RUNTIME) -> None:
+def update(page: Path, timings: dict[str, Any], runtime: str = RUNTIME) -> None:
     registry = Registry(LANGUAGES, runtime)
-    rewrite(readme, render(LANGUAGES, registry.probe(), timings))
+    rewrite(page, BLOCK, render(LANGUAGES, registry.probe(), timings))
 
 
 def main() -> None:
     root = Path(__file__).resolve().parents[2]
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--timings", type=Path, default=root / "bench" / "languages.json")
-    parser.add_argument("--readme", type=Path, default=root / "README.md")
+    parser.add_argument("--page", type=Path, default=DOCS / "languages.md")
     parser.add_argument("--runtime-dir", default=RUNTIME)
     args = parser.parse_args()
     timings = json.loads(args.timings.read_text()) if args.timings.exists() else {}
-    update_readme(args.readme, timings, args.runtime_dir)
+    update(args.page, timings, args.runtime_dir)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The container image: its size, and how long a container takes from `podman run` to serving.
 
 Builds (or reuses) the image the image tests use (tests/container.py: the CI languages, unless
-`--languages`), then starts it `--starts` times with the README's privileges and reports, per
+`--languages`), then starts it `--starts` times with the documented privileges and reports, per
 start, the seconds until /v1/ping answers and until /health says the jail is ready; beside
 them, in the same run, the same server started bare on this machine (`sandlot serve`), so the
 container's own cost shows as a ratio.
@@ -45,7 +45,7 @@ def until_ready(url: str, started: float, timeout: float = 120) -> tuple[float, 
 
 
 def container_start(image: str) -> tuple[float, float]:
-    box = container.Container(image, container.readme_run_flags())
+    box = container.Container(image, container.documented_run_flags())
     try:
         return until_ready(box.url, box.started)
     finally:

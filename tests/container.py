@@ -1,4 +1,5 @@
-"""The container image for the image tests: built with podman, cached, run as the README says.
+"""The container image for the image tests: built with podman, cached, run as docs/deployment.md
+says.
 
 Nothing here is assumed installed: podman, runc and debootstrap come from Debian when missing
 (CI runs on fresh machines too). No container registry is reachable from these machines, so the
@@ -146,11 +147,12 @@ def ensure_image(languages: tuple[str, ...] = CI_LANGUAGES) -> tuple[str, float 
     return tag, took
 
 
-def readme_run_flags() -> list[str]:
-    """The privileges of the README's `podman run` command, which the tests run it with."""
-    text = (ROOT / "README.md").read_text()
+def documented_run_flags() -> list[str]:
+    """The privileges of the `podman run` command in docs/deployment.md, which the tests run it
+    with."""
+    text = (ROOT / "docs" / "deployment.md").read_text()
     match = re.search(r"```sh\n(podman run .*?)\n```", text, re.S)
-    assert match, "the README has no `podman run` command"
+    assert match, "docs/deployment.md has no `podman run` command"
     argv = shlex.split(match.group(1).replace("\\\n", " "))
     flags, i = [], 2
     while i < len(argv) - 1:  # the last word is the image

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from sandlot.jail.privileges import CAPABILITIES
-from tests.container import ROOT, readme_run_flags
+from tests.container import ROOT, documented_run_flags
 
 NEEDED = {name.removeprefix("CAP_") for name, _, _ in CAPABILITIES}
 # What the zygote and the box's init call to build a box (jail/zygote.py, jail/box_init.c), and
@@ -27,8 +27,8 @@ def caps_in(text: str) -> set[str]:
     return {c.strip() for c in match.group(1).split(",")}
 
 
-def test_readme_command_adds_exactly_the_needed_capabilities():
-    flags = readme_run_flags()
+def test_documented_command_adds_exactly_the_needed_capabilities():
+    flags = documented_run_flags()
     added = {c for f in flags if f.startswith("--cap-add=") for c in f[10:].split(",")}
     assert added == NEEDED
     assert "--cap-drop=ALL" in flags and "--cgroupns=private" in flags, flags

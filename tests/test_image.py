@@ -1,4 +1,4 @@
-"""The container image, built and run for real with podman, with the README's privileges.
+"""The container image, built and run for real with podman, with the documented privileges.
 
 One container serves the language runs and the attacks; each attack is a probe program of
 tests/test_security.py, sent into the container's server, with its containment checked from
@@ -64,7 +64,7 @@ def image() -> str:
 
 @pytest.fixture(scope="module")
 def served(image: str) -> Iterator[container.Container]:
-    with container.running(image, container.readme_run_flags()) as box:
+    with container.running(image, container.documented_run_flags()) as box:
         yield box
 
 
@@ -95,7 +95,7 @@ def assert_healthy(client: httpx.Client, served: container.Container) -> None:
 
 
 def test_image_serves_and_reports_health(served, client):
-    """The container serves with the README's privileges; /health is ready with cgroups."""
+    """The container serves with the documented privileges; /health is ready with cgroups."""
     print(f"\nserving {served.serving_after:.1f} s after `podman run`")
     h = client.get("/health").json()
     assert h["status"] == "ok", h
@@ -191,7 +191,7 @@ def test_image_attack_privileges_and_namespaces(client, served):
 
 
 def without(flags: list[str], capability: str) -> list[str]:
-    """The README's flags, less one capability."""
+    """The documented flags, less one capability."""
     out = []
     for flag in flags:
         if flag.startswith("--cap-add"):
@@ -212,8 +212,8 @@ def assert_refuses(box: container.Container, reason: str) -> None:
 
 @pytest.mark.parametrize("capability", [name.removeprefix("CAP_") for name, *_ in CAPABILITIES])
 def test_image_without_capability_runs_nothing(image, capability):
-    """Each capability of the README's command is needed, and its absence is named."""
-    flags = without(container.readme_run_flags(), capability)
+    """Each capability of the documented command is needed, and its absence is named."""
+    flags = without(container.documented_run_flags(), capability)
     with container.running(image, flags) as box:
         assert_refuses(box, f"CAP_{capability}")
 
@@ -226,7 +226,7 @@ def test_image_seccomp_profile_without_pivot_root_runs_nothing(image, tmp_path):
     path = tmp_path / "seccomp.json"
     path.write_text(json.dumps(profile))
     flags = [f"--security-opt=seccomp={path}" if f.startswith("--security-opt=seccomp") else f
-             for f in container.readme_run_flags()]  # fmt: skip
+             for f in container.documented_run_flags()]  # fmt: skip
     with container.running(image, flags) as box:
         # The reason reaches the log; /health says only that the zygote failed: since boxes are
         # copies of a template, a template that cannot be built ends the zygote itself.
@@ -236,7 +236,7 @@ def test_image_seccomp_profile_without_pivot_root_runs_nothing(image, tmp_path):
 
 def test_image_read_only_cgroups_run_nothing(image):
     """Started past the entry point that makes the cgroup mounts writable: no code runs."""
-    flags = ["--entrypoint=/usr/bin/tini", *container.readme_run_flags()]
+    flags = ["--entrypoint=/usr/bin/tini", *container.documented_run_flags()]
     with container.running(
         image, flags, command=("/srv/sandlot/.venv/bin/sandlot", "serve")
     ) as box:
@@ -249,7 +249,7 @@ def test_image_in_a_user_namespace_runs_nothing_on_cgroup_v1(image):
     if Path("/sys/fs/cgroup/cgroup.controllers").exists():
         pytest.skip("a cgroup v2 host: the runtime decides whether the cgroup is handed over")
     ids = ["--uidmap=0:300000:65536", "--gidmap=0:300000:65536"]
-    with container.running(image, [*ids, *container.readme_run_flags()]) as box:
+    with container.running(image, [*ids, *container.documented_run_flags()]) as box:
         assert_refuses(box, "Permission denied")
 
 

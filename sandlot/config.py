@@ -224,7 +224,7 @@ _KNOWN_VARIABLES = frozenset({s.env for s in SETTINGS} | set(VARIABLES))
 _PAIRS = (("run_timeout", "max_run_timeout"), ("compile_timeout", "max_compile_timeout"),
           ("memory_mb", "max_memory_mb"), ("session_idle_timeout", "max_session_idle_timeout"),
           ("session_lifetime", "max_session_lifetime"))  # fmt: skip
-SLOTS_PER_WORKER = 16  # one server process parses and routes for this many slots (README)
+SLOTS_PER_WORKER = 16  # slots one server process parses and routes for (docs/operations.md)
 MIN_KEY_CHARS = 16
 MAX_KEY_CHARS = 4096
 LOOPBACK_NAMES = ("localhost",)

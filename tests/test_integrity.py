@@ -6,7 +6,7 @@ accepted only with its seal (sandlot/executor/seal.py), whose secret nothing the
 can read or write holds. Every one of them was accepted before sealed runs.
 
 `LIMITS` are what no guard inside the program's own process can stop (the program reaches into
-that process): they are shown accepted, as README.md says, and rejected under `strict` where
+that process): they are shown accepted, as docs/integrity.md says, and rejected under `strict` where
 comparing plain data is enough.
 """
 
@@ -329,7 +329,7 @@ print("FOUND THE TESTS" if _found else "no tests here")
 
 def test_unittest_assertions_patched_by_the_answer_are_beyond_a_guard(api: httpx.Client) -> None:
     # aider's tests are unittest classes in a file of their own that imports the answer, which
-    # can replace their assertions: no guard in the process stops that (README, "Limits")
+    # can replace their assertions: no guard in the process stops that (docs/integrity.md)
     wrong = "```python\nimport unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n" \
             "def accumulate(collection, operation):\n    return []\n```"  # fmt: skip
     assert judge(api, "aider_benchmark_v1", 1, wrong)["accepted"]

@@ -87,7 +87,7 @@ def test_cli_features_the_examples_use_are_installed_or_announced():
     for extra, flag in EXTRA_FLAGS.items():
         if re.search(rf"`sandlot [^`]*{flag}\b", text) and extra not in setup_extras():
             assert f"sandlot[{extra}]" in text, f"{flag} needs sandlot[{extra}]: say so"
-    assert "report" in setup_extras()  # the README's eval example writes a report
+    assert "report" in setup_extras()  # the docs' eval example writes a report
 
 
 def uncommented(line: str) -> str:

@@ -575,7 +575,7 @@ JVM_COMPILERS = ("org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "scala.tools.nsc.
 
 def test_every_step_that_starts_a_jvm_compiler_maps_an_archive():
     """kotlin_script compiles its script in its run step: without kotlinc's classes archived
-    that step took 2.6 s of CPU for a hello world (README, Benchmarks)."""
+    that step took 2.6 s of CPU for a hello world (bench/NOTES.md)."""
     for row in LANGUAGES:
         for template in (row.compile, row.run):
             text = " ".join(template or ())

@@ -31,7 +31,7 @@ def serve(
     ] = None,
     insecure: Annotated[
         bool,
-        typer.Option("--insecure", help="listen beyond loopback with no API keys (see README)"),
+        typer.Option("--insecure", help="listen beyond loopback with no API keys (see the docs)"),
     ] = False,
     config: ConfigOpt = None,
 ) -> None:

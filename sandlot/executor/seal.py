@@ -13,7 +13,7 @@ code under test can read or write (its files, the work dir, its environment, arg
 no secret by the time it runs, so it cannot print one, and exiting early (`sys.exit(0)`,
 `os._exit(0)`, `System.exit(0)` in a static block, `exit(0)` in a destructor) leaves no frame.
 What it can still do is reach into its own process (frames, gc, reflection, `/proc/self/mem`),
-which no guard inside that process can stop: README.md says so, with the tests that show it.
+which no guard inside that process can stop: docs/integrity.md says so, with the tests that show it.
 """
 
 from __future__ import annotations

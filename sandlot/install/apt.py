@@ -16,7 +16,7 @@ from sandlot.install.rows import unique
 from sandlot.install.step import Setup, SetupError
 
 # The jail (bubblewrap; a C compiler, and musl with glibc's libc.a as the fallback, for the boxes'
-# static init: jail/box_init.py), venvs, mount/setpriv; curl and jq, which the README's examples
+# static init: jail/box_init.py), venvs, mount/setpriv; curl and jq, which the docs' examples
 # call the server with.
 BASE_APT = ("bubblewrap", "gcc", "libc6-dev", "musl-tools", "python3-venv", "util-linux", "curl",
             "jq")  # fmt: skip

@@ -4,7 +4,7 @@ A run passes along a chain of processes (the spawner, the zygote, the box's init
 each waking the next. Left to the kernel, a wake-up often goes to the other CPU, which has to
 come out of idle first, or queues behind another slot's process while a CPU idles: two slots on
 two cores kept them 84% busy. A slot kept to a CPU of its own hands a run on where it already
-runs, and the cores stay 98% busy (README, Benchmarks). This is placement, not a limit: CPU
+runs, and the cores stay 98% busy (docs/isolation.md). This is placement, not a limit: CPU
 time is what a run is limited by.
 
 A setting is `auto` (slot k gets every n-th of the CPUs the server may use, from the k-th, n

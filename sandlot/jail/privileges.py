@@ -1,10 +1,10 @@
 """The capabilities the jail needs of its host, checked before anything is set up.
 
 As root on a machine the server has them all. In a container it has what the engine grants, and
-these are exactly what the run command in the README adds: a missing one would otherwise fail
-deep inside a box build, or worse, fail only where containment depends on it (a spawner that
-cannot kill what a run left behind). So each is checked at start-up, and a missing one is named
-with what it is for; no code runs without it.
+these are exactly what the run command in docs/deployment.md adds: a missing one would
+otherwise fail deep inside a box build, or worse, fail only where containment depends on it (a
+spawner that cannot kill what a run left behind). So each is checked at start-up, and a missing
+one is named with what it is for; no code runs without it.
 """
 
 from __future__ import annotations

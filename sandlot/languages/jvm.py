@@ -208,7 +208,7 @@ ROWS: tuple[Language, ...] = (
         source="main.kts",
         # kotlinc compiles the script and runs it in one JVM: without an archive of the
         # compiler's classes a hello world took 2.6 s of CPU, 8.9 s of wall time at a load of
-        # 4-9, close to the default run_timeout (README, Benchmarks).
+        # 4-9, close to the default run_timeout (docs/benchmarks.md).
         run=(*kotlinc(f"{CDS}/kotlin-script.jsa"), "-nowarn", "-script", "{src}"),
         version=(*kotlinc(), "-version"),
         binds=("/etc/java-17-openjdk", "{runtime}/node", CDS),

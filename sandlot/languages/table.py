@@ -17,7 +17,7 @@ from sandlot.languages.registry import Language
 
 __all__ = ["LANGUAGES"]
 
-# The order of `/languages`, the playground's menu and the README's table, which the registry
+# The order of `/languages`, the playground's menu and the docs' languages table, which the registry
 # keeps: the most asked-for first, as before the rows were split by family. A row not named here
 # (a new one) follows these, in its family's order.
 _ORDER = (

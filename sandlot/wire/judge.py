@@ -163,8 +163,7 @@ class EvaluateResponse(BaseModel):
 
 
 class LanguageIntegrity(BaseModel):
-    """How far a verdict in one language of a dataset can be trusted (README: Verdicts that
-    cannot be forged)."""
+    """How far a verdict in one language of a dataset can be trusted (docs/integrity.md)."""
 
     integrity: Literal["split", "output-checked", "in-process", "unsealed"]
     sealed_by: str

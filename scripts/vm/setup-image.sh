@@ -1,7 +1,7 @@
 #!/bin/sh
 # The VM test's disk: the base root filesystem from build-image.sh, with a copy of the repository
 # in /root/sandlot and its `make setup` run there, natively, in a chroot; written out as a raw
-# ext4 disk. Under emulation the same set-up takes many times longer (see README); in the guest
+# ext4 disk. Under emulation the same set-up takes many times longer (see docs/development.md); in the guest
 # `make serve` then finds everything installed, checks it, and serves.
 #
 # usage: setup-image.sh BASE_DIR REPO_TARBALL DISK [LANGUAGES]    (LANGUAGES: python,cpp)

@@ -6,8 +6,8 @@ with this repository in /root/sandlot and its `make setup` run natively in a chr
 That disk is cached beside the base, keyed by the files the set-up depends on (SETUP_FILES):
 a session with the same set-up code boots it and gets the current repository copied in. With
 SANDLOT_VM_BARE=1 the guest boots the bare root filesystem and `make serve` sets everything up
-under emulation (much slower; README, "The VM test"). /dev/kvm on our machines cannot run a
-stock kernel (research/cgroup-v2-vm.md).
+under emulation (much slower; docs/development.md, "The VM test"). /dev/kvm on our machines
+cannot run a stock kernel (research/cgroup-v2-vm.md).
 
 The base and the set-up disk are made by a `Preparation` that tests/vm/conftest.py starts in a
 thread as soon as a VM test is collected: on a machine without the cache (CI's), their build

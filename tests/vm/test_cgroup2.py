@@ -7,7 +7,7 @@ an ssh tunnel: hello worlds, the limits, the main attacks, /health; then, once t
 stopped, nothing is left in the guest. A second server then runs as in a container: in a
 cgroup namespace whose /sys/fs/cgroup is a delegated subtree, with no systemd in sight.
 
-Slow (about 7 minutes with its image cached, see README); deselect with -m "not vm".
+Slow (about 7 minutes with its image cached, see docs/development.md); deselect with -m "not vm".
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def guest() -> Iterator[Guest]:
 
 @pytest.fixture(scope="module")
 def client(guest: Guest) -> Iterator[httpx.Client]:
-    """`make serve` in the guest, started from an ssh login as the README says."""
+    """`make serve` in the guest, started from an ssh login as docs/deployment.md says."""
     t = time.monotonic()
     # What a server killed hard may leave: its scope, with a process that outlived it.
     guest.ssh(

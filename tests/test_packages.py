@@ -108,3 +108,47 @@ def test_go_test_uses_testify_from_the_set(run):
     failing = code.replace("3, 1+2", "4, 1+2")
     out = run(failing, "go_test", **SLOW_BUILD)
     assert out["status"] == "Failed" and "Not equal" in out["run_result"]["stdout"]
+
+
+JAVA_WITH_JARS = """\
+import io.reactivex.Observable;
+import org.javatuples.Pair;
+import org.json.JSONObject;
+
+public class Main {
+  public static void main(String[] args) {
+    JSONObject o = new JSONObject("{\\"a\\": [1, 2]}");
+    int sum = Observable.fromArray(1, 2, 3).reduce(0, Integer::sum).blockingGet();
+    System.out.println(o.getJSONArray("a").length() + " " + sum + " " + Pair.with("x", 1));
+  }
+}
+"""
+
+
+def test_java_program_uses_org_json_rxjava2_and_javatuples(run):
+    out = run(JAVA_WITH_JARS, "java", **SLOW_BUILD)
+    assert out["status"] == "Success", out["compile_result"]
+    assert out["run_result"]["stdout"] == "2 6 [x, 1]\n"
+
+
+# AssertJ's hasDimensions came in 3.17 (Debian 12 has 3.14); aider's mazy-mice exercise uses it.
+JUNIT_ASSERTJ = """\
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+public class GridTest {
+  @Test
+  public void dimensions() {
+    assertThat(new char[2][3]).hasDimensions(2, EXPECTED);
+  }
+}
+"""
+
+
+def test_junit_runs_assertj_newer_than_debians(run):
+    out = run(JUNIT_ASSERTJ.replace("EXPECTED", "3"), "junit", **SLOW_BUILD)
+    assert out["status"] == "Success", out["compile_result"]
+    assert "1 tests successful" in out["run_result"]["stdout"]
+    out = run(JUNIT_ASSERTJ.replace("EXPECTED", "4"), "junit", **SLOW_BUILD)  # control
+    assert out["status"] == "Failed" and "1 tests failed" in out["run_result"]["stdout"]

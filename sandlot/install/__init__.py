@@ -25,6 +25,7 @@ from sandlot.install.apt import ensure_apt
 from sandlot.install.catch2 import ensure_catch2
 from sandlot.install.go import ensure_go, ensure_go_cache
 from sandlot.install.gomod import ensure_go_modules
+from sandlot.install.jars import ensure_jars
 from sandlot.install.jvm import ensure_cds
 from sandlot.install.node import ensure_npm
 from sandlot.install.process import PROGRESS
@@ -34,6 +35,7 @@ from sandlot.install.rows import rows_using, rows_with, select_rows
 from sandlot.install.ruby import ensure_ruby_boot
 from sandlot.install.rust import ensure_rust_crates
 from sandlot.install.step import Setup, SetupError, Step
+from sandlot.languages.jvm import JARS_DIR
 from sandlot.languages.native import CATCH2_DIR, GO_MODULES
 from sandlot.languages.scripting import R_DIR, RUBY_DIR
 
@@ -46,6 +48,7 @@ STEPS: tuple[Step, ...] = (
     Step("go build cache", rows_using("{runtime}/go-cache"), ensure_go_cache),
     Step("go modules", rows_with("packages", GO_MODULES), ensure_go_modules),
     Step("npm packages", rows_with("npm"), ensure_npm),
+    Step("jars", rows_with("packages", JARS_DIR), ensure_jars),
     Step("JVM class-data archives", rows_with("cds"), ensure_cds),
     Step("ruby boot file", rows_using(RUBY_DIR), ensure_ruby_boot),
     Step("R boot file", rows_using(R_DIR), ensure_r_boot),

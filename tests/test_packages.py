@@ -4,6 +4,10 @@ not fetched at run time; the locks and the installed sets agree."""
 
 from __future__ import annotations
 
+import base64
+import subprocess
+import sys
+
 import pytest
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -152,3 +156,79 @@ def test_junit_runs_assertj_newer_than_debians(run):
     assert "1 tests successful" in out["run_result"]["stdout"]
     out = run(JUNIT_ASSERTJ.replace("EXPECTED", "4"), "junit", **SLOW_BUILD)  # control
     assert out["status"] == "Failed" and "1 tests failed" in out["run_result"]["stdout"]
+
+
+RUST_WITH_CRATES = """\
+use itertools::Itertools;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug)]
+struct Point { x: i32, y: i32 }
+
+fn main() {
+    let p: Point = serde_json::from_str(r#"{"x": 1, "y": 2}"#).unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let n: u8 = rng.gen_range(5..6);
+    let words = ["b", "a", "b"].iter().unique().sorted().join(",");
+    let re = regex::Regex::new(r"^\\d+$").unwrap();
+    let big = num::BigInt::from(2).pow(70);
+    let Some(first) = words.chars().next() else { return };
+    println!("{:?} {} {} {} {} {}", p, n, words, re.is_match("42"), big, first);
+}
+"""
+RUST_WITH_CRATES_OUT = "Point { x: 1, y: 2 } 5 a,b true 1180591620717411303424 a\n"
+
+
+def test_rust_program_uses_crates_from_the_set(run):
+    out = run(RUST_WITH_CRATES, "rust", **SLOW_BUILD)
+    assert out["status"] == "Success", out["compile_result"]["stderr"]
+    assert out["run_result"]["stdout"] == RUST_WITH_CRATES_OUT
+
+
+CARGO_PROJECT = {
+    "Cargo.toml": '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n\n'
+    '[dependencies]\nserde = { version = "1", features = ["derive"] }\nserde_json = "1"\n'
+    'anyhow = "1"\nDEP\n',
+    "src/main.rs": "#[derive(serde::Serialize)]\nstruct A { v: Vec<u8> }\n"
+    "fn main() -> anyhow::Result<()> {\n"
+    '    println!("{}", serde_json::to_string(&A { v: vec![1, 2] })?);\n'
+    "    Ok(())\n}\n",
+}
+
+
+def cargo_files(extra_dependency: str = "") -> dict[str, str]:
+    files = {name: text.replace("DEP", extra_dependency) for name, text in CARGO_PROJECT.items()}
+    return {name: base64.b64encode(text.encode()).decode() for name, text in files.items()}
+
+
+def test_cargo_project_builds_offline_from_the_set(run):
+    out = run("cargo build --release -q && ./target/release/demo", "bash", files=cargo_files(),
+              run_timeout=300)  # fmt: skip
+    assert out["status"] == "Success", out["run_result"]["stderr"][-2000:]
+    assert out["run_result"]["stdout"] == '{"v":[1,2]}\n'
+
+
+def test_cargo_project_with_a_crate_outside_the_set_fails_offline(run):
+    """Control: a crate the set lacks cannot be fetched from the box."""
+    out = run("cargo build --release -q && ./target/release/demo", "bash",
+              files=cargo_files('tokio = "1"'), run_timeout=300)  # fmt: skip
+    assert out["status"] == "Failed"
+    assert "tokio" in out["run_result"]["stderr"]
+
+
+def test_languages_report_where_each_set_came_from(client):
+    rows = {row["name"]: row for row in client.get("/v1/languages").json()}
+    for name, target in (("go", "go modules"), ("java", "jars"), ("rust", "crates")):
+        (status,) = rows[name]["packages"]
+        assert status["name"] == target and status["source"] == "registry", status
+        assert status["missing"] == [] and status["pins"] > 0
+    assert rows["python"]["packages"] == []
+
+
+def test_installed_sets_agree_with_their_locks():
+    """What CI checks after set-up: `sandlot packages check`."""
+    done = subprocess.run([sys.executable, "-m", "sandlot", "packages", "check"],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "agree with their locks" in done.stdout

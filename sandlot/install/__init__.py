@@ -33,13 +33,14 @@ from sandlot.install.python import ensure_python
 from sandlot.install.r import ensure_r_boot
 from sandlot.install.rows import rows_using, rows_with, select_rows
 from sandlot.install.ruby import ensure_ruby_boot
-from sandlot.install.rust import ensure_rust_crates
-from sandlot.install.step import Setup, SetupError, Step
+from sandlot.install.rust import ensure_rust_crates, ensure_rust_toolchain
+from sandlot.install.sets import Mirrors
+from sandlot.install.step import MIRRORS_DEFAULT, Setup, SetupError, Step
 from sandlot.languages.jvm import JARS_DIR
-from sandlot.languages.native import CATCH2_DIR, GO_MODULES
+from sandlot.languages.native import CATCH2_DIR, CRATES, GO_MODULES
 from sandlot.languages.scripting import R_DIR, RUBY_DIR
 
-__all__ = ["STEPS", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
+__all__ = ["STEPS", "Mirrors", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
 
 STEPS: tuple[Step, ...] = (
     Step("apt packages", None, ensure_apt),
@@ -52,7 +53,8 @@ STEPS: tuple[Step, ...] = (
     Step("JVM class-data archives", rows_with("cds"), ensure_cds),
     Step("ruby boot file", rows_using(RUBY_DIR), ensure_ruby_boot),
     Step("R boot file", rows_using(R_DIR), ensure_r_boot),
-    Step("rust crates", frozenset({"rust"}), ensure_rust_crates),
+    Step("rust toolchain", rows_with("packages", CRATES), ensure_rust_toolchain),
+    Step("rust crates", rows_with("packages", CRATES), ensure_rust_crates),
     Step("catch2", rows_using(CATCH2_DIR), ensure_catch2),
 )
 
@@ -64,9 +66,10 @@ def install(
     languages: list[str] | None = None,
     runtime_dir: str = "/opt/sandlot",
     log: Callable[[str], None] = print,
+    mirrors: Mirrors = MIRRORS_DEFAULT,
 ) -> list[str]:
     """Install what the chosen language rows (all when None) need; return one line per step."""
-    setup = Setup(Path(runtime_dir), select_rows(languages, runtime_dir), log)
+    setup = Setup(Path(runtime_dir), select_rows(languages, runtime_dir), log, mirrors)
     done: list[str] = []
     for step in STEPS:
         if step.needed_by is not None and not step.needed_by & setup.names():

@@ -16,7 +16,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-STATUS = ".sandlot-packages.json"
+from sandlot.languages.registry import PACKAGES_STATUS as STATUS
+
 LOCKS = Path(__file__).resolve().parent.parent / "languages" / "packages"
 
 

@@ -53,13 +53,25 @@ GO_TEST_RUN = (
     .replace("{", "{{")
     .replace("}", "}}")
 )
-# Crates Rust programs may use without cargo (HumanEval-X's rand, regex and md5; the aider
-# polyglot exercises' rand, time and anyhow): Debian's sources, built offline by `sandlot setup`
-# into {runtime}/rust-crates (install/rust.py) and found there by name (`--extern NAME`).
-RUST_CRATES = {"rand": "0.8", "regex": "1", "md5": "0.7", "time": "0.3", "anyhow": "1"}
-RUST_CRATES_DIR = "{runtime}/rust-crates"
-RUSTC = ("/usr/bin/rustc", "--edition", "2021", "-L", RUST_CRATES_DIR,
+# Rust: Debian 12's rustc-web and cargo-web (Rust 1.96; Debian's `rustc` is 1.63), unpacked by
+# `sandlot setup` into RUST_TOOLCHAIN, and the crate set of languages/packages/rust, vendored
+# and built into rlibs in {CRATES}/lib, where rustc finds each by name (`--extern NAME`):
+# HumanEval-X's rand, regex and md5; the aider polyglot exercises' rand, time and anyhow; what
+# language models' programs most often import (serde, serde_json, itertools, ...). Cargo
+# projects build from {CRATES}/vendor offline (CARGO_HOME names it). Without crates.io, setup
+# builds Debian's sources of the crates Debian has instead.
+RUST_TOOLCHAIN = "{runtime}/rust-toolchain"
+CRATES = "{runtime}/crates"
+RUST_CRATES = ("anyhow", "chrono", "itertools", "lazy_static", "md5", "num", "once_cell", "rand",
+               "regex", "serde", "serde_json", "thiserror", "time")  # fmt: skip
+RUST_CRATES_DIR = f"{CRATES}/lib"
+RUST_BIN = f"{RUST_TOOLCHAIN}/bin"
+RUSTC = (f"{RUST_BIN}/rustc", "--edition", "2021", "-L", RUST_CRATES_DIR,
          *(f"--extern={name}" for name in RUST_CRATES))  # fmt: skip
+# What rustc and cargo need in a box: cargo's settings (the vendored crates, offline) and a
+# cargo home it reads only; a build's files go to the work dir.
+RUST_ENV = {"CARGO_HOME": f"{CRATES}/cargo-home", "CARGO_TARGET_DIR": "target",
+            "CARGO_NET_OFFLINE": "true"}  # fmt: skip
 # Catch2 v2 (Debian's catch2): its main compiled once and its header precompiled by `sandlot
 # setup` (install/catch2.py), with exactly these flags (a precompiled header fits only its
 # flags).
@@ -150,18 +162,24 @@ ROWS: tuple[Language, ...] = (
         ),
         artifacts=("main",),
         run=("./main",),
-        version=("/usr/bin/rustc", "--version"),
-        binds=(RUST_CRATES_DIR,),
-        requires=("/usr/bin/rustc",),
-        # regex's default features (its literal optimisations) are a package of their own.
+        version=(f"{RUST_BIN}/rustc", "--version"),
+        binds=(RUST_TOOLCHAIN, CRATES),
+        env=RUST_ENV,
+        requires=(f"{RUST_BIN}/rustc",),
+        # The toolchain's libraries (LLVM; cargo's curl, git, ssh, sqlite) and what links.
         apt=(
-            "rustc",
-            "cargo",
-            *(f"librust-{name}-dev" for name in RUST_CRATES),
-            "librust-regex+default-dev",
+            "gcc",
+            "libc6-dev",
+            "libllvm22",
+            "libcurl4",
+            "libgit2-1.5",
+            "libssh2-1",
+            "libsqlite3-0",
         ),
-        summary="rustc, edition 2021, -O; crates rand, regex, md5, time, anyhow; a program of "
-        "only #[test] functions runs them",
+        packages=(CRATES,),
+        summary="Rust 1.96 (Debian's rustc-web), edition 2021, -O; crates anyhow, chrono, "
+        "itertools, lazy_static, md5, num, once_cell, rand, regex, serde, serde_json, thiserror, "
+        "time; a program of only #[test] functions runs them",
     ),
     Language(
         name="go_test",

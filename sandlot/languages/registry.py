@@ -14,6 +14,8 @@ from pathlib import Path
 
 from sandlot.errors import UnknownLanguage
 
+PACKAGES_STATUS = ".sandlot-packages.json"  # in a package set's dir (sandlot/install/sets.py)
+
 
 @dataclass(frozen=True, slots=True)
 class Language:
@@ -213,6 +215,22 @@ class Registry:
                 False, None, f"broken on this server: {' '.join(argv)} says {first}"
             )
         return Availability(True, first, None)
+
+    def packages(self, name: str) -> list[dict[str, object]]:
+        """Where each of the row's package sets came from, as `sandlot setup` recorded it in the
+        set's status file (sandlot/install/sets.py): fetched from the registry, or Debian's
+        packages in its place with the pins it could not get; `installed: False` if absent."""
+        sets = []
+        for template in self.rows[name].packages:
+            path = Path(template.format(runtime=self.runtime))
+            try:
+                status = json.loads((path / PACKAGES_STATUS).read_text())
+            except (OSError, ValueError):
+                status = None
+            sets.append(
+                status if isinstance(status, dict) else {"dir": str(path), "installed": False}
+            )
+        return sets
 
     def available(self, name: str) -> Availability:
         return self.status.get(name) or self._probe_one(self.rows[name])

@@ -5,10 +5,19 @@ not fetched at run time; the locks and the installed sets agree."""
 from __future__ import annotations
 
 import base64
+import os
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+from sandlot.install import Mirrors, Setup
+from sandlot.install.gomod import ensure_go_modules
+from sandlot.install.jars import ensure_jars
+from sandlot.languages import LANGUAGES, Registry
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -232,3 +241,48 @@ def test_installed_sets_agree_with_their_locks():
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "agree with their locks" in done.stdout
+
+
+# An address where nothing listens: a registry that cannot be reached.
+UNREACHABLE = "http://127.0.0.1:9"
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A dir the sandbox's uids can reach (pytest's tmp_path is closed to them)."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
+        os.chmod(tmp, 0o755)
+        yield Path(tmp)
+
+
+def fallback_setup(open_dir: Path, mirrors: Mirrors, *links: str) -> Setup:
+    """A runtime dir of its own, with `links` to the machine's (toolchains a set needs)."""
+    runtime = open_dir / "runtime"
+    runtime.mkdir()
+    for name in links:
+        (runtime / name).symlink_to(Path("/opt/sandlot") / name)
+    return Setup(runtime, LANGUAGES, print, mirrors)
+
+
+def test_jars_fall_back_to_debians_when_maven_central_is_unreachable(open_dir):
+    setup = fallback_setup(open_dir, Mirrors(maven=UNREACHABLE))
+    line = ensure_jars(setup)
+    assert line.startswith("registry unreachable"), line
+    jars = setup.runtime / "jars"
+    assert (jars / "assertj-core.jar").resolve() == Path("/usr/share/java/assertj-core.jar")
+    assert not (jars / "json.jar").exists()  # Debian has no org.json: said, not faked
+    status = Registry(LANGUAGES, str(setup.runtime)).packages("junit")[0]
+    assert status["source"] == "debian"
+    assert status["missing"] == ["io.reactivex.rxjava2:rxjava:2.2.12", "org.json:json:20190722"]
+    assert not (jars / ".sandlot-stamp").exists()  # the next run tries Maven Central again
+
+
+def test_go_modules_fall_back_to_debians_when_the_proxy_is_unreachable(open_dir):
+    setup = fallback_setup(open_dir, Mirrors(goproxy=UNREACHABLE), "go", "go-cache")
+    line = ensure_go_modules(setup)
+    assert line.startswith("registry unreachable"), line
+    status = Registry(LANGUAGES, str(setup.runtime)).packages("go")[0]
+    assert status["source"] == "debian"
+    assert "gorm.io/gorm" in status["missing"] and "go.uber.org/zap" not in status["missing"]
+    assert not (setup.runtime / "go-modules" / "go.mod").exists()  # the rows: GOPATH mode
+    assert Path("/usr/share/gocode/src/go.uber.org/zap").is_dir()

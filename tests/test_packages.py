@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,7 @@ import pytest
 from sandlot.install import Mirrors, Setup
 from sandlot.install.gomod import ensure_go_modules
 from sandlot.install.jars import ensure_jars
+from sandlot.install.locks import check_jars
 from sandlot.languages import LANGUAGES, Registry
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -286,3 +288,14 @@ def test_go_modules_fall_back_to_debians_when_the_proxy_is_unreachable(open_dir)
     assert "gorm.io/gorm" in status["missing"] and "go.uber.org/zap" not in status["missing"]
     assert not (setup.runtime / "go-modules" / "go.mod").exists()  # the rows: GOPATH mode
     assert Path("/usr/share/gocode/src/go.uber.org/zap").is_dir()
+
+
+def test_check_finds_a_jar_that_differs_from_the_lock(open_dir):
+    """Control for the check above: one byte changed in an installed jar is found."""
+    jars = open_dir / "jars"
+    shutil.copytree("/opt/sandlot/jars", jars)
+    assert check_jars(open_dir) == []
+    with (jars / "json.jar").open("ab") as f:
+        f.write(b"\0")
+    (problem,) = check_jars(open_dir)
+    assert problem.startswith(f"jars: {jars / 'json.jar'} has SHA-256 ")

@@ -59,9 +59,10 @@ def go_env(home: Path, modcache: Path, mirrors: Mirrors, **extra: str) -> dict[s
     # The operator's proxy settings and Go's default module proxy and checksum database,
     # unless a mirror is set; nothing of another Go installation.
     proxy = {"GOPROXY": mirrors.goproxy} if mirrors.goproxy else {}
-    return host_env(PATH=PATH, HOME=str(home), GOTOOLCHAIN="local", GOMODCACHE=str(modcache),
-                    GOCACHE=str(home / "gocache"), GOFLAGS="-mod=readonly", **proxy,
-                    **extra)  # fmt: skip
+    settings = {"PATH": PATH, "HOME": str(home), "GOTOOLCHAIN": "local",
+                "GOMODCACHE": str(modcache), "GOCACHE": str(home / "gocache"),
+                "GOFLAGS": "-mod=readonly", **proxy, **extra}  # fmt: skip
+    return host_env(**settings)
 
 
 def ensure_go_modules(setup: Setup) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -150,8 +151,10 @@ def check_crates(runtime: Path) -> list[str]:
     problems = []
     vendored = {}
     for checksums in (target / "vendor").glob("*/.cargo-checksum.json"):
-        name, version = checksums.parent.name.rsplit("-", 1)
-        vendored[(name, version)] = json.loads(checksums.read_text()).get("package")
+        package = tomllib.loads((checksums.parent / "Cargo.toml").read_text())["package"]
+        vendored[(package["name"], package["version"])] = json.loads(checksums.read_text()).get(
+            "package"
+        )
     for key, checksum in locked.items():
         if vendored.get(key) != checksum:
             problems.append(f"crates: {key[0]} {key[1]} vendored with checksum "

@@ -9,11 +9,14 @@ Only the standard library and the languages table are imported: this runs before
 own dependencies are known to work.
 
 The steps, in the order STEPS runs them: `apt.py` (Debian's packages), `python.py` (the sandbox
-Python), `go.py` (the toolchain and its warm build cache), `node.py` (npm packages, jest's
-files), `jvm.py` (class-data archives), `ruby.py` and `r.py` (the boot files Ruby and R start from),
-`rust.py` (crates), `catch2.py` (its main and header).
-What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands),
-`files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a step concern).
+Python), `go.py` (the toolchain and its warm build cache), `gomod.py` (the Go module set),
+`node.py` (npm packages, jest's files), `jars.py` (the JVM rows' jars), `jvm.py` (class-data
+archives), `ruby.py` and `r.py` (the boot files Ruby and R start from), `rust.py` (the Rust
+toolchain and crate set), `catch2.py` (its main and header).
+What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands, with
+Debian's PATH), `files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a
+step concern), `sets.py` (the registries' package sets: mirrors, status files); `locks.py` is
+`sandlot packages lock` and `check`.
 """
 
 from __future__ import annotations

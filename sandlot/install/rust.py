@@ -102,8 +102,13 @@ def ensure_rust_toolchain(setup: Setup) -> str:
     new = fresh_dir(target.with_name(f".{target.name}.new"))
     with tempfile.TemporaryDirectory() as tmp:
         os.chmod(tmp, 0o755)  # apt's download user writes here
-        run(["apt-get", "download", "-o", "DPkg::Lock::Timeout=300",
-             *(f"{p}={v}" for p, v, _ in debs)], cwd=tmp)  # fmt: skip
+        try:
+            run(["apt-get", "download", *(f"{p}={v}" for p, v, _ in debs)], cwd=tmp)
+        except SetupError as exc:
+            # Debian's archive keeps only the current build of an updated package.
+            raise SetupError(f"{exc}\nDebian no longer serves the locked Rust toolchain? "
+                             "`sandlot packages lock --sets rust-toolchain` locks the one it "
+                             "serves now") from exc  # fmt: skip
         for package, version, sha256 in debs:
             deb = next(Path(tmp).glob(f"{package}_*.deb"))
             with deb.open("rb") as f:
@@ -229,9 +234,8 @@ def crates_fallback(setup: Setup, target: Path, new: Path, exc: SetupError) -> s
 
 
 def debian_has(package: str) -> bool:
-    return "Candidate: (none)" not in run(["apt-cache", "policy", package]) and bool(
-        run(["apt-cache", "policy", package]).strip()
-    )
+    policy = run(["apt-cache", "policy", package])
+    return bool(policy.strip()) and "Candidate: (none)" not in policy
 
 
 def check_rust_crates(setup: Setup) -> str:

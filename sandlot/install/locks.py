@@ -25,7 +25,9 @@ from sandlot.install.step import Setup
 from sandlot.languages.jvm import JARS_DIR
 from sandlot.languages.native import CRATES, GO, GO_MODULES, RUST_TOOLCHAIN
 
-TOOLCHAIN_DEBS = ("cargo-web", "libstd-rust-web-1.96", "libstd-rust-web-dev", "rustc-web")
+# The toolchain's .debs; std's runtime library is named after the Rust release (found from
+# libstd-rust-web-dev's dependencies).
+TOOLCHAIN_DEBS = ("cargo-web", "libstd-rust-web-dev", "rustc-web")
 LOCKED_CRATE = re.compile(
     r'name = "([^"]+)"\nversion = "([^"]+)"\nsource = "registry[^"]*"\nchecksum = "([0-9a-f]+)"'
 )
@@ -72,7 +74,9 @@ def lock_toolchain(setup: Setup) -> str:
     header = "".join(line + "\n" for line in (RUST_LOCK / "toolchain.lock").read_text()
                      .splitlines() if line.startswith("#"))  # fmt: skip
     lines = []
-    for package in TOOLCHAIN_DEBS:
+    std = run(["apt-cache", "show", "--no-all-versions", "libstd-rust-web-dev"])
+    runtime_lib = re.search(r"\blibstd-rust-web-\d+\.\d+\b", std)
+    for package in sorted({*TOOLCHAIN_DEBS, *([runtime_lib.group(0)] if runtime_lib else [])}):
         shown = run(["apt-cache", "show", "--no-all-versions", package])
         version = re.search(r"(?m)^Version: (\S+)", shown)
         sha = re.search(r"(?m)^SHA256: (\S+)", shown)

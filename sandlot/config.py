@@ -148,6 +148,24 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "runtime_dir", "/opt/sandlot", "sandbox runtimes (Python, Go, ...) made by `sandlot setup`"
     ),
+    Setting(
+        "maven_repository",
+        "",
+        "a Maven repository URL `sandlot setup` fetches the JVM rows' jars from (a mirror of "
+        "Maven Central); empty: Maven Central",
+    ),
+    Setting(
+        "goproxy",
+        "",
+        "the GOPROXY `sandlot setup` downloads the Go rows' modules through (a mirror); "
+        "empty: Go's default",
+    ),
+    Setting(
+        "cargo_registry",
+        "",
+        "a cargo registry's index URL (sparse+https://...) `sandlot setup` vendors the rust "
+        "row's crates from instead of crates.io; empty: crates.io",
+    ),
     Setting("run_timeout", 10.0, "default wall-clock seconds of a run", **POSITIVE),
     Setting("max_run_timeout", 300.0, "largest run_timeout a request may ask for", **POSITIVE),
     Setting("compile_timeout", 10.0, "default wall-clock seconds of a compile step", **POSITIVE),
@@ -256,6 +274,9 @@ class Config:
     bwrap: str
     state_dir: str
     runtime_dir: str
+    maven_repository: str
+    goproxy: str
+    cargo_registry: str
     run_timeout: float
     max_run_timeout: float
     compile_timeout: float

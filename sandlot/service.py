@@ -221,6 +221,9 @@ class Service:
                     "compiled": row.compile is not None,
                     "test_cases": ["stdin", "expression"] if row.harness else ["stdin"],
                     "summary": row.summary,
+                    # Package sets fetched from a language registry at set-up, and whether
+                    # Debian's packages stand in for them (an unreachable registry).
+                    "packages": self.registry.packages(row.name),
                 }
             )
         return out

@@ -95,3 +95,78 @@ def test_setup_languages_from_the_environment():
     assert "apt packages: ok (already present)" in done.stdout
     assert "sandbox python: skipped" in done.stdout
     assert "julia" not in done.stdout  # rows left out are not mentioned
+
+
+DECOYS = ("rustc", "cargo", "go", "java", "javac", "g++", "gcc", "node", "npm", "mvn", "python3")
+
+
+def test_installer_commands_ignore_the_operators_toolchains(tmp_path):
+    """A PATH with other toolchains first (rustup's, /usr/local/go, a JDK, nodesource's...) and
+    variables pointing at them: set-up must use, and stamp, Debian's and its own."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    decoys = tmp_path / "bin"
+    decoys.mkdir()
+    for name in DECOYS:
+        decoy = decoys / name
+        decoy.write_text(f"#!/bin/sh\ntouch {marks}/{name}\nexit 97\n")
+        decoy.chmod(0o755)
+    env = {**os.environ, "PATH": f"{decoys}:{os.environ['PATH']}", "GOROOT": str(decoys),
+           "JAVA_HOME": str(tmp_path), "CARGO_HOME": str(tmp_path), "RUSTC": str(decoys / "rustc"),
+           "SANDLOT_LANGUAGES": "c,catch2,go,java,rust"}  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "sandlot", "setup"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=1800)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert sorted(p.name for p in marks.iterdir()) == []
+    # Control: the decoys do leave their mark when run.
+    subprocess.run(["rustc", "--version"], env=env, check=False)
+    assert (marks / "rustc").exists()
+
+
+def test_host_env_has_debians_path_and_no_toolchain_variables(monkeypatch):
+    monkeypatch.setenv("PATH", "/root/.cargo/bin:/usr/local/go/bin:/usr/bin")
+    monkeypatch.setenv("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64")
+    monkeypatch.setenv("https_proxy", "http://proxy.invalid:3128")
+    env = process.host_env(EXTRA="1")
+    assert env["PATH"] == "/usr/sbin:/usr/bin:/sbin:/bin"
+    assert "JAVA_HOME" not in env
+    assert env["https_proxy"] == "http://proxy.invalid:3128"  # the operator's network settings
+    assert env["EXTRA"] == "1"
+    assert process.run(["sh", "-c", 'echo "$PATH"']).strip() == "/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def test_a_package_newer_than_debians_is_reported(monkeypatch):
+    """nodesource's nodejs 20 in place of Debian's 18: said, not replaced."""
+    policy = """\
+nodejs:
+  Installed: 20.20.2-1nodesource1+repack1
+  Candidate: 20.20.2-1nodesource1+repack1
+  Version table:
+ *** 20.20.2-1nodesource1+repack1 100
+        100 /var/lib/dpkg/status
+     18.20.4+dfsg-1~deb12u3 500
+        500 http://deb.example/debian-security bookworm-security/main amd64 Packages
+bash:
+  Installed: 5.2.15-2+b8
+  Candidate: 5.2.15-2+b13
+  Version table:
+     5.2.15-2+b13 500
+        500 http://deb.example/debian bookworm/main amd64 Packages
+ *** 5.2.15-2+b8 100
+        100 /var/lib/dpkg/status
+"""
+    sources = {"http://deb.example/debian-security bookworm-security/main amd64 Packages",
+               "http://deb.example/debian bookworm/main amd64 Packages"}  # fmt: skip
+    monkeypatch.setattr(apt, "debian_sources", lambda: sources)
+    real_run = subprocess.run
+
+    def fake_run(argv, **kw):
+        if argv[:2] == ["apt-cache", "policy"]:
+            return subprocess.CompletedProcess(argv, 0, policy, "")
+        return real_run(argv, **kw)
+
+    monkeypatch.setattr(apt.subprocess, "run", fake_run)
+    # An older Debian build still installed (bash) is not reported: only a newer foreign one.
+    assert apt.not_debians(["nodejs", "bash"]) == [
+        ("nodejs", "20.20.2-1nodesource1+repack1", "18.20.4+dfsg-1~deb12u3")
+    ]

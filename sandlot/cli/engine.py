@@ -16,6 +16,8 @@ from sandlot.config import SETTINGS, VARIABLES
 from sandlot.errors import SandlotError
 
 if TYPE_CHECKING:
+    from sandlot.config import Config
+    from sandlot.install.sets import Mirrors
     from sandlot.service import Service
     from sandlot.wire.run import RunCodeResponse
 
@@ -163,6 +165,7 @@ def setup(
         install.install(
             chosen, runtime_dir=cfg.runtime_dir,
             log=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True),
+            mirrors=mirrors_of(cfg),
         )  # fmt: skip
         console.print(f"the boxes' init: {box_init.build()}", highlight=False)
         if with_aider:
@@ -171,6 +174,48 @@ def setup(
             console.print(install_aider(cfg.runtime_dir, log=console.print), highlight=False)
     except SandlotError as exc:
         raise fail(str(exc), 1) from None
+
+
+def mirrors_of(cfg: Config) -> Mirrors:
+    from sandlot.install.sets import Mirrors
+
+    return Mirrors(maven=cfg.maven_repository, goproxy=cfg.goproxy, cargo=cfg.cargo_registry)
+
+
+def packages_lock(
+    sets: Annotated[
+        str | None, typer.Option(help="comma-separated: go, rust-toolchain, crates, jars")
+    ] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Rewrite the package sets' locks (sandlot/languages/packages/) from the registries."""
+    from sandlot.install import Setup, select_rows
+    from sandlot.install.locks import LOCKERS
+
+    cfg = load_config(config)
+    chosen = [s.strip() for s in sets.split(",")] if sets else list(LOCKERS)
+    unknown = [s for s in chosen if s not in LOCKERS]
+    if unknown:
+        raise fail(f"unknown set {', '.join(unknown)}; choose from {', '.join(LOCKERS)}", 2)
+    setup = Setup(Path(cfg.runtime_dir), select_rows(None, cfg.runtime_dir), console.print,
+                  mirrors_of(cfg))  # fmt: skip
+    try:
+        for name in chosen:
+            console.print(f"{name}: {LOCKERS[name](setup)}", highlight=False)
+    except SandlotError as exc:
+        raise fail(str(exc), 1) from None
+
+
+def packages_check(config: ConfigOpt = None) -> None:
+    """Check that the installed package sets agree with their locks; exit 1 if not."""
+    from sandlot.install.locks import check
+
+    problems = check(Path(load_config(config).runtime_dir))
+    for line in problems:
+        console.print(line, markup=False, highlight=False)
+    if problems:
+        raise typer.Exit(1)
+    console.print("the package sets agree with their locks")
 
 
 def show_config(config: ConfigOpt = None) -> None:

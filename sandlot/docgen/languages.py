@@ -25,7 +25,7 @@ RUNTIME = "/opt/sandlot"
 COMMAND_WIDTH = 70
 # JVM and runtime tuning and start-up flags: the same for every JVM (or Node) row and noise in a
 # table (the notes under the table and the page's warm-starts section say what they are).
-JAR_DIR = re.compile(r"(?<![\w.-])/[\w./-]+/(?=[\w.-]+\.jar)")
+JAR_DIR = re.compile(r"(?<![\w.-])(?:\{runtime\})?/[\w./-]+/(?=[\w.-]+\.jar)")
 NOISE = re.compile(
     r"^(-XX:|-Xss|-Xshare|-Xlog:|-J-|--max-old-space-size|--gc-params|--no-rehash-snapshot)"
 )

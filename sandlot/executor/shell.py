@@ -7,6 +7,7 @@ from sandlot.config import Config
 from sandlot.errors import InvalidRequest
 from sandlot.jail import Limits, RunSpec
 from sandlot.languages import Registry
+from sandlot.languages.native import RUST_BIN
 
 
 def shell_spec(
@@ -28,7 +29,9 @@ def shell_spec(
     env.pop("MPLBACKEND", None)
     env.update(MPLBACKEND="Agg", GOTOOLCHAIN="local", GOFLAGS="-buildvcs=false",
                GOCACHE="/tmp/gocache", GOPATH="/tmp/gopath", CI="1")  # fmt: skip
-    env["PATH"] = f"{runtime}/python/bin:{runtime}/go/bin:/usr/local/bin:/usr/bin:/bin"
+    env["PATH"] = (
+        f"{runtime}/python/bin:{runtime}/go/bin:{RUST_BIN.format(runtime=runtime)}:/usr/bin:/bin"
+    )
     limits = Limits(
         wall_time=timeout, cpu_time=timeout + 1, memory=config.memory_mb << 20,
         pids=max(config.pids, 256), output=config.output_bytes, open_files=config.open_files,

@@ -9,11 +9,14 @@ Only the standard library and the languages table are imported: this runs before
 own dependencies are known to work.
 
 The steps, in the order STEPS runs them: `apt.py` (Debian's packages), `python.py` (the sandbox
-Python), `go.py` (the toolchain and its warm build cache), `node.py` (npm packages, jest's
-files), `jvm.py` (class-data archives), `ruby.py` and `r.py` (the boot files Ruby and R start from),
-`rust.py` (crates), `catch2.py` (its main and header).
-What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands),
-`files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a step concern).
+Python), `go.py` (the toolchain and its warm build cache), `gomod.py` (the Go module set),
+`node.py` (npm packages, jest's files), `jars.py` (the JVM rows' jars), `jvm.py` (class-data
+archives), `ruby.py` and `r.py` (the boot files Ruby and R start from), `rust.py` (the Rust
+toolchain and crate set), `catch2.py` (its main and header).
+What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands, with
+Debian's PATH), `files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a
+step concern), `sets.py` (the registries' package sets: mirrors, status files); `locks.py` is
+`sandlot packages lock` and `check`.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from pathlib import Path
 from sandlot.install.apt import ensure_apt
 from sandlot.install.catch2 import ensure_catch2
 from sandlot.install.go import ensure_go, ensure_go_cache
+from sandlot.install.gomod import ensure_go_modules
+from sandlot.install.jars import ensure_jars
 from sandlot.install.jvm import ensure_cds
 from sandlot.install.node import ensure_npm
 from sandlot.install.process import PROGRESS
@@ -31,23 +36,28 @@ from sandlot.install.python import ensure_python
 from sandlot.install.r import ensure_r_boot
 from sandlot.install.rows import rows_using, rows_with, select_rows
 from sandlot.install.ruby import ensure_ruby_boot
-from sandlot.install.rust import ensure_rust_crates
-from sandlot.install.step import Setup, SetupError, Step
-from sandlot.languages.native import CATCH2_DIR
+from sandlot.install.rust import ensure_rust_crates, ensure_rust_toolchain
+from sandlot.install.sets import Mirrors
+from sandlot.install.step import MIRRORS_DEFAULT, Setup, SetupError, Step
+from sandlot.languages.jvm import JARS_DIR
+from sandlot.languages.native import CATCH2_DIR, CRATES, GO_MODULES
 from sandlot.languages.scripting import R_DIR, RUBY_DIR
 
-__all__ = ["STEPS", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
+__all__ = ["STEPS", "Mirrors", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
 
 STEPS: tuple[Step, ...] = (
     Step("apt packages", None, ensure_apt),
     Step("sandbox python", frozenset({"python", "pytest"}), ensure_python),
     Step("go toolchain", rows_using("{runtime}/go"), ensure_go),
     Step("go build cache", rows_using("{runtime}/go-cache"), ensure_go_cache),
+    Step("go modules", rows_with("packages", GO_MODULES), ensure_go_modules),
     Step("npm packages", rows_with("npm"), ensure_npm),
+    Step("jars", rows_with("packages", JARS_DIR), ensure_jars),
     Step("JVM class-data archives", rows_with("cds"), ensure_cds),
     Step("ruby boot file", rows_using(RUBY_DIR), ensure_ruby_boot),
     Step("R boot file", rows_using(R_DIR), ensure_r_boot),
-    Step("rust crates", frozenset({"rust"}), ensure_rust_crates),
+    Step("rust toolchain", rows_with("packages", CRATES), ensure_rust_toolchain),
+    Step("rust crates", rows_with("packages", CRATES), ensure_rust_crates),
     Step("catch2", rows_using(CATCH2_DIR), ensure_catch2),
 )
 
@@ -59,9 +69,10 @@ def install(
     languages: list[str] | None = None,
     runtime_dir: str = "/opt/sandlot",
     log: Callable[[str], None] = print,
+    mirrors: Mirrors = MIRRORS_DEFAULT,
 ) -> list[str]:
     """Install what the chosen language rows (all when None) need; return one line per step."""
-    setup = Setup(Path(runtime_dir), select_rows(languages, runtime_dir), log)
+    setup = Setup(Path(runtime_dir), select_rows(languages, runtime_dir), log, mirrors)
     done: list[str] = []
     for step in STEPS:
         if step.needed_by is not None and not step.needed_by & setup.names():

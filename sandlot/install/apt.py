@@ -11,7 +11,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from sandlot.install.process import run
+from sandlot.install.process import host_env, run
 from sandlot.install.rows import unique
 from sandlot.install.step import Setup, SetupError
 
@@ -41,17 +41,17 @@ def ensure_apt(setup: Setup) -> str:
     present = installed_debs(wanted)
     missing = [pkg for pkg in wanted if pkg not in present]
     if not missing:
-        return f"ok (already present): {' '.join(wanted)}"
+        return f"ok (already present): {' '.join(wanted)}{foreign_note(wanted)}"
     if os.geteuid() != 0:
         raise SetupError(f"packages {' '.join(missing)} are missing; run this as root")
     setup.log(f"apt packages: installing {' '.join(missing)} ...")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    env = host_env(DEBIAN_FRONTEND="noninteractive")
     updated = apt_lists_age() > APT_LISTS_MAX_AGE  # a fresh machine has no package lists yet
     if updated:
         apt_update(setup, env)
     for batch in apt_rounds(missing):
         updated = apt_install(setup, batch, env, updated)
-    return f"installed {' '.join(missing)}"
+    return f"installed {' '.join(missing)}{foreign_note(wanted)}"
 
 
 def apt_rounds(missing: list[str]) -> list[list[str]]:
@@ -133,3 +133,59 @@ def installed_debs(packages: list[str]) -> set[str]:
     )
     lines = (line.split(" ", 1) for line in done.stdout.splitlines())
     return {parts[0] for parts in lines if len(parts) == 2 and parts[1] == "install ok installed"}
+
+
+def foreign_note(packages: list[str]) -> str:
+    """Rows' packages installed at a version no Debian archive serves and newer than those it
+    does (nodesource's nodejs 20 in place of Debian's 18): the rows run them on this host, while
+    a fresh machine and the image get Debian's. Said, not changed: they are the operator's."""
+    notes = [f"{pkg} {mine} (Debian's is {theirs})" for pkg, mine, theirs in not_debians(packages)]
+    if not notes:
+        return ""
+    return ("; not Debian's, so this host's runs may differ from a fresh machine's and the "
+            f"image's: {', '.join(notes)}")  # fmt: skip
+
+
+def not_debians(packages: list[str]) -> list[tuple[str, str, str]]:
+    """(package, installed version, Debian's newest) for each such package."""
+    debian = debian_sources()
+    out = subprocess.run(["apt-cache", "policy", *packages], capture_output=True, text=True,
+                         env=host_env()).stdout  # fmt: skip
+    found = []
+    for block in re.split(r"(?m)^(?=\S)", out):
+        name = block.split(":", 1)[0].strip()
+        installed = re.search(r"(?m)^  Installed: (\S+)", block)
+        if not installed or installed.group(1) == "(none)":
+            continue
+        served: dict[str, bool] = {}  # version -> served by a Debian archive
+        version = ""
+        for line in block.splitlines():
+            if m := re.match(r"^ (?:\*\*\*| {3}) (\S+) -?\d+$", line):
+                version = m.group(1)
+                served.setdefault(version, False)
+            elif version and (m := re.match(r"^ {8}-?\d+ (.+)$", line)):
+                served[version] |= m.group(1).strip() in debian
+        theirs = [v for v, ok in served.items() if ok]
+        mine = installed.group(1)
+        if theirs and not served.get(mine) and all(newer(mine, v) for v in theirs):
+            found.append((name, mine, theirs[0]))
+    return found
+
+
+def debian_sources() -> set[str]:
+    """apt's package sources whose release is Debian's (`URL suite/component arch Packages`)."""
+    out = subprocess.run(["apt-cache", "policy"], capture_output=True, text=True,
+                         env=host_env()).stdout  # fmt: skip
+    sources, last = set(), ""
+    for line in out.splitlines():
+        if m := re.match(r"^ *-?\d+ (\S+ \S+ \S+ Packages)$", line):
+            last = m.group(1)
+        elif "release " in line and "o=Debian," in line and last:
+            sources.add(last)
+    return sources
+
+
+def newer(a: str, b: str) -> bool:
+    return (
+        subprocess.run(["dpkg", "--compare-versions", a, "gt", b], env=host_env()).returncode == 0
+    )

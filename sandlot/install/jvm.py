@@ -14,6 +14,7 @@ from sandlot.install.files import install_file
 from sandlot.install.process import PATH, as_nobody, run
 from sandlot.install.step import Setup, SetupError
 from sandlot.languages import Language
+from sandlot.languages.jvm import JAVA
 
 
 def ensure_cds(setup: Setup) -> str:
@@ -49,7 +50,8 @@ def record_cds(
         for part in row.argv(template, runtime, 1024)
         if not re.fullmatch(share, part)
     ]
-    java = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr
+    java = subprocess.run([JAVA, "-version"], capture_output=True, text=True,
+                          env={"PATH": PATH, "HOME": "/tmp"}).stderr  # fmt: skip
     java_line = java.splitlines()[0] if java else ""
     # The JVM refuses an archive whose jars changed since (npm reinstalls kotlin-compiler's
     # whenever the npm package list grows): their times are part of the stamp.

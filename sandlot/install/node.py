@@ -14,7 +14,7 @@ from sandlot.install.files import (
     stamp_matches,
     write_stamp,
 )
-from sandlot.install.process import PATH, as_nobody, run
+from sandlot.install.process import PATH, as_nobody, host_env, run
 from sandlot.install.step import Setup
 
 NODE_DIR = "node"  # under the runtime dir: one node_modules for every row's npm packages
@@ -80,13 +80,13 @@ def ensure_npm(setup: Setup) -> str:
     prepare_runtime(setup)
     if shutil.which("npm", path=PATH) is None:  # Debian's nodejs comes without npm
         run(["apt-get", "install", "-y", "--no-install-recommends", "npm"],
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
+            env=host_env(DEBIAN_FRONTEND="noninteractive"))  # fmt: skip
     new = fresh_dir(setup.runtime / f".{NODE_DIR}.new")
     (new / "package.json").write_text('{"private": true}\n')
     # No install scripts: nothing a package ships runs as root here; esbuild (tsx) and the
     # others need none (esbuild's binary comes in its platform package).
     run(["npm", "install", "--no-audit", "--no-fund", "--no-update-notifier", "--ignore-scripts",
-         "--omit=dev", *wanted], env={**os.environ, "PATH": PATH}, cwd=str(new))  # fmt: skip
+         "--omit=dev", *wanted], env=host_env(PATH=PATH), cwd=str(new))  # fmt: skip
     write_node_files(new)
     replace_dir(new, target)  # node_modules holds no absolute paths: it can move
     names = [pkg.rsplit("@", 1)[0] for pkg in wanted]

@@ -15,6 +15,19 @@ from sandlot.install.step import SetupError
 
 CHECK_UID = 65534  # nobody: proves a runtime works for a uid that owns none of it
 PATH = "/usr/bin:/bin"
+# What the installer's own commands (apt, dpkg and their maintainer scripts, pip, npm, the
+# compilers) are found in: Debian's dirs only. An operator's PATH may put another toolchain
+# first (rustup's ~/.cargo/bin, /usr/local/go/bin, a JDK's bin, pyenv's shims, /usr/local/bin):
+# set-up must build with, and stamp, what the boxes run and a fresh machine has.
+SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
+# Variables that point a toolchain at another installation or setting than sandlot's own.
+TOOLCHAIN_VARIABLES = (
+    "GOROOT", "GOPATH", "GOFLAGS", "GOTOOLCHAIN", "GO111MODULE", "GOMODCACHE", "GOCACHE",
+    "GOPROXY", "GONOSUMDB", "GOPRIVATE", "GOSUMDB", "CARGO_HOME", "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_BUILD_TARGET",
+    "JAVA_HOME", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "CLASSPATH",
+    "NODE_OPTIONS", "NODE_PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "PYTHONPATH", "PYTHONHOME",
+)  # fmt: skip
 HEARTBEAT = 30.0  # seconds of a long command between two progress lines
 
 
@@ -22,6 +35,13 @@ HEARTBEAT = 30.0  # seconds of a long command between two progress lines
 PROGRESS: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "progress", default=None
 )
+
+
+def host_env(**extra: str) -> dict[str, str]:
+    """The operator's environment (proxies, apt's and pip's settings) for a command of set-up,
+    with Debian's PATH and no variable that points a toolchain elsewhere; then `extra`."""
+    env = {k: v for k, v in os.environ.items() if k not in TOOLCHAIN_VARIABLES}
+    return {**env, "PATH": SYSTEM_PATH, **extra}
 
 
 def run(
@@ -35,7 +55,7 @@ def run(
     says why (`excerpt`, by default the last lines). A long command reports progress: every
     HEARTBEAT seconds, its latest line of output."""
     # Unbuffered, so that a Python tool's progress (pip's) comes as it goes, not at its end.
-    env = {**(os.environ if env is None else env), "PYTHONUNBUFFERED": "1"}
+    env = {**(host_env() if env is None else env), "PYTHONUNBUFFERED": "1"}
     try:
         proc = subprocess.Popen(
             argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,

@@ -15,8 +15,13 @@ def select_rows(languages: list[str] | None, runtime_dir: str) -> tuple[Language
     return tuple(registry.rows[name] for name in names)
 
 
-def rows_with(field: str) -> frozenset[str]:
-    return frozenset(row.name for row in LANGUAGES if getattr(row, field))
+def rows_with(field: str, item: str | None = None) -> frozenset[str]:
+    """Rows whose `field` is set (or, given `item`, holds it)."""
+    return frozenset(
+        row.name
+        for row in LANGUAGES
+        if (item in getattr(row, field) if item is not None else getattr(row, field))
+    )
 
 
 def rows_using(path: str) -> frozenset[str]:

@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandlot.errors import SandlotError
+from sandlot.install.sets import Mirrors
 from sandlot.languages import Language
+
+MIRRORS_DEFAULT = Mirrors()  # every tool's own default registry
 
 
 class SetupError(SandlotError):
@@ -21,6 +24,7 @@ class Setup:
     runtime: Path
     rows: tuple[Language, ...]
     log: Callable[[str], None]
+    mirrors: Mirrors = MIRRORS_DEFAULT
 
     def names(self) -> set[str]:
         return {row.name for row in self.rows}

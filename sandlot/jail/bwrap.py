@@ -36,7 +36,9 @@ USR_LINKS = (
 BOX_WORKDIR = "/sandbox"
 HOSTNAME = "sandlot"
 DEFAULT_ENV = {
-    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    # Debian's programs: the host's /usr/local (a hand-installed node, go, rustc) is not what
+    # the rows were set up with, nor what a fresh machine or the image has.
+    "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
     "TMPDIR": "/tmp",
     "LANG": "C.UTF-8",

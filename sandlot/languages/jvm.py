@@ -43,9 +43,25 @@ JVM_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseG1GC
 # Compilers running on the JVM: a short-lived process, so one GC thread.
 JVM_TOOL_FLAGS = ("-XX:MaxRAM={memory_mb}m", "-XX:MaxRAMPercentage=75", "-XX:+UseSerialGC",
                   "-Xss32m", "-Xshare:auto", *JVM_START, *JVM_QUIET)  # fmt: skip
-JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar"
-# On the java row's class path, as SandboxFusion's javatuples-1.2.jar (MultiPL-E's Java uses it).
-JAVATUPLES = "/usr/share/java/javatuples.jar"
+# Maven artifacts on the java and junit rows' class paths (before the request's own jars, as
+# SandboxFusion puts its jars), fetched by `sandlot setup` into JARS_DIR as ARTIFACT.jar from
+# the lock in languages/packages/maven, which pins them and what they depend on:
+# - JUnit 5's console launcher (the junit row runs it), at the version of the JUnit BOM the
+#   aider polyglot exercises' Gradle files name;
+# - AssertJ, org.json and RxJava 2 at the versions those Gradle files name (every java exercise
+#   asserts with AssertJ; rest-api uses org.json, hangman RxJava 2);
+# - javatuples 1.2, SandboxFusion's jar, which MultiPL-E's Java prompts import.
+MAVEN_JARS = (
+    "org.junit.platform:junit-platform-console-standalone:1.10.0",
+    "org.assertj:assertj-core:3.25.1",
+    "org.json:json:20190722",
+    "io.reactivex.rxjava2:rxjava:2.2.12",
+    "org.javatuples:javatuples:1.2",
+)
+JARS_DIR = "{runtime}/jars"
+VERSIONS_FILE = "versions.txt"  # in JARS_DIR: `ARTIFACT VERSION` lines, written by set-up
+JUNIT_JAR = f"{JARS_DIR}/junit-platform-console-standalone.jar"
+JAVATUPLES = f"{JARS_DIR}/javatuples.jar"
 SCALA_LIB = "/usr/share/scala-2.11/lib"
 KOTLIN = "kotlin-compiler@2.4.20"  # from npm, into {runtime}/node
 KOTLIN_HOME = f"{NODE_MODULES}/kotlin-compiler"
@@ -86,8 +102,13 @@ JAVA_CLASS = (
     "abstract[[:space:]][[:space:]]*\\)*class[[:space:]][[:space:]]*\\([A-Za-z_$][A-Za-z0-9_$]*\\)"
     ".*/\\2/p' Main.java | head -n 1)"
 )
-# Every jar the request brought, after the given class path entries (for launchers that do not
-# expand `*` in a class path).
+# The class path of the JUnit launcher (which does not expand `*`): the classes, the jar set,
+# then every jar the request brought; and what it scans for tests: the same but the jar set.
+JUNIT_PATHS = (
+    f'cp=classes:.; for j in {JARS_DIR}/*.jar; do cp="$cp:$j"; done; scan=classes:.; '
+    'for j in *.jar; do [ -e "$j" ] && cp="$cp:$j" && scan="$scan:$j"; done'
+)
+# Every jar the request brought, after the given class path entries.
 JARS = 'cp=classes:.; for j in *.jar; do [ -e "$j" ] && cp="$cp:$j"; done'
 
 ROWS: tuple[Language, ...] = (
@@ -99,22 +120,24 @@ ROWS: tuple[Language, ...] = (
             "-encoding",
             "UTF-8",
             "-cp",
-            f".:*:{JAVATUPLES}",
+            f".:{JARS_DIR}/*:*",
             "-d",
             "classes",
             "{src}",
         ),
         artifacts=("classes",),
-        run=("/usr/bin/java", *JVM_FLAGS, "-ea", "-cp", f"classes:.:*:{JAVATUPLES}", "Main"),
+        run=("/usr/bin/java", *JVM_FLAGS, "-ea", "-cp", f"classes:.:{JARS_DIR}/*:*", "Main"),
         version=("/usr/bin/java", "-version"),
-        binds=("/etc/java-17-openjdk", CDS),
+        binds=("/etc/java-17-openjdk", CDS, JARS_DIR),
         requires=("/usr/bin/javac", "/usr/bin/java", JAVATUPLES),
-        apt=("openjdk-17-jdk-headless", "libassertj-core-java", "libjavatuples-java"),
+        # Debian's jars: what set-up links in when Maven Central cannot be reached; Maven fetches.
+        apt=("openjdk-17-jdk-headless", "libassertj-core-java", "libjavatuples-java", "maven"),
+        packages=(JARS_DIR,),
         pids=64,
         cds=JAVAC_CDS,
         sample=JAVAC_SAMPLE,
-        summary="OpenJDK, class Main, assertions on; javatuples (as SandboxFusion's) and the .jar "
-        "files in `files` are on the class path",
+        summary="OpenJDK, class Main, assertions on; javatuples (as SandboxFusion's), AssertJ, "
+        "org.json, RxJava 2 and the .jar files in `files` on the class path",
     ),
     Language(
         name="junit",
@@ -124,24 +147,31 @@ ROWS: tuple[Language, ...] = (
             "/bin/sh",
             "-c",
             f'{JAVA_CLASS}; [ -z "$n" ] || [ "$n" = Main ] || mv Main.java "$n.java"; '
-            f"exec {' '.join(JAVAC)} -encoding UTF-8 -cp '.:*:{JUNIT_JAR}' -d classes *.java",
+            f"exec {' '.join(JAVAC)} -encoding UTF-8 -cp '.:{JARS_DIR}/*:*' -d classes *.java",
         ),
         artifacts=("classes",),
         run=(
             "/bin/sh",
             "-c",
-            f"{JARS}; exec {JAVA} {' '.join(JVM_FLAGS)} -ea -jar {JUNIT_JAR} "
-            '--class-path "$cp" --scan-class-path --disable-banner --disable-ansi-colors '
+            f"{JUNIT_PATHS}; exec {JAVA} {' '.join(JVM_FLAGS)} -ea -jar {JUNIT_JAR} "
+            '--class-path "$cp" --scan-class-path "$scan" --disable-banner --disable-ansi-colors '
             "--details=tree --fail-if-no-tests",
         ),
         guard="junit",
-        # The launcher reports no version of its own ("DEVELOPMENT"): Debian's package says it.
-        version=("/usr/bin/dpkg-query", "-W", "-f=JUnit ${{Version}}\n", "junit5"),
-        binds=("/etc/java-17-openjdk", CDS),  # javac's archive, recorded for the java row
+        # The launcher of JUnit 1.10 has no --version; set-up wrote the one it fetched.
+        version=(
+            "/usr/bin/awk",
+            '$1 == "junit-platform-console-standalone" '
+            '{{ $1 = "JUnit Platform Console Launcher"; print }}',
+            f"{JARS_DIR}/{VERSIONS_FILE}",
+        ),
+        binds=("/etc/java-17-openjdk", CDS, JARS_DIR),  # javac's archive, recorded for java
         requires=("/usr/bin/javac", JAVA, JUNIT_JAR),
-        apt=("openjdk-17-jdk-headless", "junit5"),
+        apt=("openjdk-17-jdk-headless", "junit5", "libassertj-core-java", "maven"),
+        packages=(JARS_DIR,),
         pids=64,
-        summary="JUnit 5 (Jupiter) console launcher; test classes from the code and `files`",
+        summary="JUnit 5 (Jupiter) console launcher, with AssertJ, org.json and RxJava 2; test "
+        "classes from the code and `files`",
     ),
     Language(
         name="scala",

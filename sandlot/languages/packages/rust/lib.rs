@@ -1,0 +1,1 @@
+// The crate set's own (empty) library: it only holds the dependencies.

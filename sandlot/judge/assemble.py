@@ -240,6 +240,12 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
         blank = crux.literal(_crux_arguments(answer, call), lang, labels)
     else:
         blank = crux.literal(answer, lang)
+    split = dialect(language).split
+    if split is not None:
+        program = split.cruxeval(row["code"], row[mode].replace("????", blank), run_timeout=30,
+                                 compile_timeout=30)  # fmt: skip
+        if program is not None:
+            return Assembled(Extracted(blank, ex.kind, ex.how, ex.language), program)
     # The seal goes in the test before the answer is put in.
     guarded, sealed = guards.guard_end(row[mode], language)
     test = guarded.replace("????", blank)
@@ -320,12 +326,19 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     resolved = p.get("resolve", lambda x: x)(language)
     slot = template.find("#<INSERT>")
     d = dialect(resolved)
-    if d.slot_members and slot >= 0:
-        code = class_members(code, template, slot, resolved)
     for marker, line in d.optional_imports:
         if marker not in code:
             template = template.replace(line, "")
+    forbidden = dialect(language).mbxp_forbidden if p.get("mbxp") else ()
     files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
+    if d.split is not None and slot >= 0:
+        split = d.split.insert(template, code, str(row.get("content") or ""), files=files,
+                               run_timeout=p.get("run_timeout"), forbidden=forbidden, fetch=fetch,
+                               fail_markers=d.fail_markers)  # fmt: skip
+        if split is not None:
+            return Assembled(ex, split)
+    if d.slot_members and slot >= 0:
+        code = class_members(code, template, template.find("#<INSERT>"), resolved)
     found = None
     if resolved == "python":
         template, found = _python_unittest(template, files)
@@ -337,7 +350,6 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         full, answer_end = f"{code}\n{program_template}", len(code) + 1
     if sealed:
         full = guards.with_start(full, resolved)
-    forbidden = dialect(language).mbxp_forbidden if p.get("mbxp") else ()
     if resolved == "python":
         reference = str(row.get("canonical_solution") or "")
         checked = re.search(r"^\w*check\((\w+)\)\s*$", template, re.M)

@@ -66,6 +66,10 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
         return no_code(ex)
     whole = _freeform(ex, name, language)
     d = dialect(language)
+    if d.split is not None:
+        split = d.split.humaneval_x(row, ex.code, whole, run_timeout=p.get("run_timeout"))
+        if split is not None:
+            return Assembled(ex, split)
     # The seal goes in the tests' main before the answer is put in, never in an answer's own.
     tests, sealed = guards.guard_end(d.hx_tests(test) if d.hx_tests else test, language)
     full = d.hx_head + d.hx_splice(row, ex.code, whole, tests)
@@ -84,13 +88,20 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     language = p["language"]
     d = dialect(language)
     prompt, tests = row["prompt"], row["tests"]
-    for old, new in d.mp_renames:
-        prompt, tests = prompt.replace(old, new), tests.replace(old, new)
     name = _signature_name(prompt, language)
     ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
     if ex.empty:
         return no_code(ex)
     stops = tuple(s for s in row.get("stop_tokens") or () if not s.startswith("re:"))
+    if d.split is not None:
+        whole = _freeform(ex, name, language)
+        code = ex.code if whole else cut_at(ex.code, stops)
+        split = d.split.multiple(prompt, code, whole, tests, run_timeout=p.get("run_timeout"),
+                                 fail_markers=d.fail_markers)  # fmt: skip
+        if split is not None:
+            return Assembled(ex, split)
+    for old, new in d.mp_renames:
+        prompt, tests = prompt.replace(old, new), tests.replace(old, new)
     program_tests, sealed = guards.guard_end(tests, language)
     if _freeform(ex, name, language):
         code = braces.drop_main(ex.code, language)

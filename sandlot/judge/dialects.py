@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sandlot.judge import aider, guard_texts, harnesses, splices
+from sandlot.judge import aider, guard_texts, harnesses, splices, split_java
 from sandlot.judge.extract import Extracted
 from sandlot.judge.guard_texts import MainGuard, ScriptGuard
-from sandlot.judge.plans import Assembled
+from sandlot.judge.plans import Assembled, Program
 from sandlot.judge.splices import Row
 
 # C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`, D's `Tuple!(long, long)`,
@@ -42,6 +42,22 @@ AiderBuilder = Callable[[Row, str, Extracted], Assembled]
 
 
 @dataclass(frozen=True, slots=True)
+class Split:
+    """A language's split (split_<language>.py): for each family, the program in which the
+    answer is a compilation unit of its own and the harness, which owns the entry point and the
+    seal, calls it from outside (None: these tests have no main to seal)."""
+
+    # (row, answer's code, whether it is a whole solution, **program fields)
+    humaneval_x: Callable[..., Program | None]
+    # (prompt, answer's code cut at the stop tokens, whole, tests, **program fields)
+    multiple: Callable[..., Program | None]
+    # (template with its #<INSERT> slot, answer's code, the row's prompt, **program fields)
+    insert: Callable[..., Program | None]
+    # (the row's code, its test with the answer in its blank, **program fields)
+    cruxeval: Callable[..., Program | None]
+
+
+@dataclass(frozen=True, slots=True)
 class Dialect:
     name: str
     # How a function `{n}` is declared (a call never looks like it): whole answer or body?
@@ -50,6 +66,9 @@ class Dialect:
     # by the executor; else by its guard, if it has one; else the program is judged on its exit.
     driven: bool = False
     guard: ScriptGuard | MainGuard | None = None
+    # The answer kept apart from its tests, where the language has a split: it replaces the
+    # family's splicing below, and seals the program itself.
+    split: Split | None = None
     # What the test framework prints when a test fails though it exits 0.
     fail_markers: tuple[bytes, ...] = ()
     # HumanEval-X: the tests as they run (`hx_tests`), the program (`hx_head` + `hx_splice`).
@@ -89,7 +108,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("cpp", guard=MainGuard("sandlot_seal::end();", guard_texts.cpp_start),
             hx_head=CPP_HEADERS, hx_splice=splices.hx_cpp, crux_call="candidate(????)",
             mbxp_forbidden=("exit(0)",), aider=aider.cpp),
-    Dialect("java", guard=MainGuard("SandlotSeal.end();", guard_texts.java_start),
+    Dialect("java", split=Split(split_java.humaneval_x, split_java.multiple, split_java.insert,
+                                split_java.cruxeval),
             hx_splice=splices.hx_whole,
             # sandlot runs class Main; MultiPL-E's harness names it Problem. Its prompts import
             # org.javatuples (Pair, Triplet...): the java row has it.

@@ -111,20 +111,32 @@ JUNIT_PATHS = (
 # Every jar the request brought, after the given class path entries.
 JARS = 'cp=classes:.; for j in *.jar; do [ -e "$j" ] && cp="$cp:$j"; done'
 
+# The judge's split (sandlot/judge/split_java.py): the answer's sources in their own directory,
+# compiled in the same javac run as the program; then no class of the answer may bear a name the
+# program uses that is listed in `reserved` (javac's output says what the answer declared, however
+# it spelled it).
+SPLIT_DIR = ".sandlot_answer"
+_SPLIT_CHECK = (
+    f"[ -e {SPLIT_DIR}/reserved ] || exit 0; while read -r n; do "
+    'if [ -n "$n" ] && [ -e "classes/$n.class" ]; then echo "the answer declares a class named '
+    "$n, a name the tests use (it would stand for theirs): rename it\" >&2; exit 1; fi; "
+    f"done < {SPLIT_DIR}/reserved"
+)
+JAVA_COMPILE = (
+    "/bin/sh",
+    "-c",
+    f'set -- "$1"; for f in {SPLIT_DIR}/*.java; do [ -e "$f" ] && set -- "$@" "$f"; done; '
+    f"{' '.join(JAVAC)} -encoding UTF-8 -cp '.:{JARS_DIR}/*:*' -d classes \"$@\" || exit 1; "
+    + _SPLIT_CHECK,
+    "javac",
+    "{src}",
+)
+
 ROWS: tuple[Language, ...] = (
     Language(
         name="java",
         source="Main.java",
-        compile=(
-            *JAVAC,
-            "-encoding",
-            "UTF-8",
-            "-cp",
-            f".:{JARS_DIR}/*:*",
-            "-d",
-            "classes",
-            "{src}",
-        ),
+        compile=JAVA_COMPILE,
         artifacts=("classes",),
         run=("/usr/bin/java", *JVM_FLAGS, "-ea", "-cp", f"classes:.:{JARS_DIR}/*:*", "Main"),
         version=("/usr/bin/java", "-version"),

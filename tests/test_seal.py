@@ -86,8 +86,6 @@ def test_every_guard_row_seals_its_tests(language: str) -> None:
 @pytest.mark.parametrize(
     ("language", "tests"),
     [("cpp", "int main() {\n    assert(f() == 1);\n}\n"),
-     ("java", "public class Main {\n    public static void main(String[] a) {\n"
-              "        assert f() == 1;\n    }\n}\n"),
      ("csharp", "class Problem {\n    public static void Main(string[] a) {\n"
                 "        Debug.Assert(f() == 1);\n    }\n}\n"),
      ("scala", "object Problem {\n    def main(args: Array[String]) = {\n"
@@ -101,11 +99,11 @@ def test_compiled_guards_are_fixed_read_first_written_last(language: str, tests:
     assert one == guards.with_start(guards.guard_end(tests, language)[0], language)
     assert guards.SEAL in one and seal.SEAL_FILE == guards.SEAL
     last_test = one.rindex("f() == 1" if language != "rust" else "f(), 1")
-    end = one.rindex({"cpp": "sandlot_seal::end()", "java": "SandlotSeal.end()",
+    end = one.rindex({"cpp": "sandlot_seal::end()",
                       "csharp": "SandlotSeal.End()", "scala": "SandlotSeal.end()",
                       "rust": "sandlot_seal_end("}[language])  # fmt: skip
     assert last_test < end
-    read = {"cpp": ".preinit_array", "java": "sandlotSealRead", "csharp": "sandlotSealRead",
+    read = {"cpp": ".preinit_array", "csharp": "sandlotSealRead",
             "scala": "sandlotSealRead", "rust": "let sandlot_seal = "}[language]  # fmt: skip
     assert one.index(read) < one.index("f() == 1" if language != "rust" else "f(), 1")
 

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 from sandlot.executor.seal import SEAL_FILE as SEAL
-from sandlot.judge import python_tests, reports
+from sandlot.judge import python_tests, reports, split_java
 from sandlot.judge.extract import Extracted, fenced_blocks
 from sandlot.judge.plans import Assembled, Program
 from sandlot.judge.splices import Row
@@ -131,8 +131,12 @@ def java(row: Row, completion: str, ex: Extracted) -> Assembled:
              if path.endswith(".java")]  # fmt: skip
     (_, test_text), others = tests[0], tests[1:]
     files.update({name: text.encode() for name, text in others})
+    count = split_java.junit_tests(*(text for _, text in tests))
+    asked = {**row.get("solution_files", {}), **row.get("example_files", {})}
+    expected = {t for text in asked.values() for t in split_java.declared_types(text)}
+    files.update(split_java.junit_reserved([text for _, text in tests], expected))
     return Assembled(ex, Program("junit", test_text, test_text, files=files, run_timeout=60,
-                                 compile_timeout=60))  # fmt: skip
+                                 compile_timeout=60, tests=count))  # fmt: skip
 
 
 def _enable_all(text: str) -> str:

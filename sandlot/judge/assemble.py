@@ -22,6 +22,7 @@ from sandlot.judge import (
     harnesses,
     python_tests,
     reports,
+    split_java,
     verilog_rules,
 )
 from sandlot.judge.checkers import Checker
@@ -329,6 +330,8 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     for marker, line in d.optional_imports:
         if marker not in code:
             template = template.replace(line, "")
+    if d.slot_template is not None:
+        template = d.slot_template(template)
     forbidden = dialect(language).mbxp_forbidden if p.get("mbxp") else ()
     files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
     if d.split is not None and slot >= 0:
@@ -432,6 +435,9 @@ def _ncb_java(row: Row, completion: str, test: dict) -> Assembled:
     test_code = test.get("code", "")
     m = re.search(r"\bclass\s+(\w+)", test_code)
     files[f"{m.group(1) if m else 'SolutionTest'}.java"] = test_code.encode()
+    asked = f"{row.get('canonical_solution') or ''}\n{row.get('content') or ''}"
+    expected = {"Main", *split_java.declared_types(asked)}
+    files.update(split_java.junit_reserved([test_code], expected))
     # One file may hold one public type: the first stays public (the file is named after it),
     # the others become package-private, which the test class in the same package still sees.
     publics = list(re.finditer(r"^public\s+(?=(final\s+|abstract\s+)?(class|interface|enum)\b)",
@@ -439,7 +445,8 @@ def _ncb_java(row: Row, completion: str, test: dict) -> Assembled:
     code = ex.code
     for found in reversed(publics[1:]):
         code = code[: found.start()] + code[found.end() :]
-    return Assembled(ex, Program("junit", code, test_code, files=files))
+    return Assembled(ex, Program("junit", code, test_code, files=files,
+                                 tests=split_java.junit_tests(test_code)))  # fmt: skip
 
 
 def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

@@ -87,7 +87,8 @@ _PRELUDE = re.compile(r"^(#include|import |using |use |require|const \w+ = requi
 def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     language = p["language"]
     d = dialect(language)
-    prompt, tests = row["prompt"], row["tests"]
+    # MultiPL-E's rows name them `tests`; HumanEval-style rows sent as a HumanEvalDataset, `test`
+    prompt, tests = row["prompt"], row["tests"] if "tests" in row else row["test"]
     name = _signature_name(prompt, language)
     ex = extract(completion, language, name, cfg.extra.get("code_block_idx"))
     if ex.empty:
@@ -117,7 +118,10 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         full = (f"{prelude}\n{code}\n{tail}" if d.mp_program is None
                 else d.mp_program(prompt, code, tail))  # fmt: skip
     else:
-        full = prompt + cut_at(ex.code, stops) + program_tests
+        # joined on a line break, as SandboxFusion joins them: a completion that ends without one
+        # must not run into the tests' first line (`}public class Main {`)
+        body = cut_at(ex.code, stops)
+        full = prompt + body + ("" if body.endswith("\n") else "\n") + program_tests
     if sealed:
         full = guards.with_start(full, language)
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),

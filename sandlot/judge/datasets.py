@@ -60,6 +60,11 @@ MULTIPLE_LANGUAGES: dict[str, tuple[str, ...]] = {
 HUMANEVAL_X = {"python": "python", "cpp": "cpp", "java": "java", "js": "nodejs", "rust": "rust",
                "go": "go_test"}  # fmt: skip
 
+# What a dataset class's rows sent in provided_data are judged with, as its shipped tables are:
+# SandboxFusion's MBXPDataset runs with 30 s and its anti-hack rule, whatever the table.
+MBXP_PARAMS: dict[str, Any] = {"mbxp": True, "run_timeout": 30}
+CLASS_PARAMS: dict[str, dict[str, Any]] = {"MBXPDataset": MBXP_PARAMS}
+
 BUILTIN: tuple[DatasetSpec, ...] = (
     _spec("humaneval_python", "humaneval", "humaneval.jsonl.gz", language="python",
           id_field="task_id", aliases=("humaneval", "openai_humaneval"),
@@ -133,7 +138,7 @@ BUILTIN: tuple[DatasetSpec, ...] = (
         for loc in ("en", "zh")
     ),
     *(
-        _spec(name, "insert", f"sf_{name}.jsonl.gz", params={"mbxp": True, "run_timeout": 30},
+        _spec(name, "insert", f"sf_{name}.jsonl.gz", params=MBXP_PARAMS,
               summary=f"{name} (SandboxFusion sample; multi-language, full programs)")
         for name in ("mbxp_v1_en", "mbxp_v2_en", "humanevalds_v1_en", "humanevalds_v2_en",
                      "oodtest_v1_zh")

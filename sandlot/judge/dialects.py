@@ -87,6 +87,8 @@ class Dialect:
     # class members; imports (marker, line) dropped unless the answer names the marker; what an
     # MBXP answer may not say.
     slot_members: bool = False
+    # The test template as it runs (before the seal is placed in it).
+    slot_template: Callable[[str], str] | None = None
     optional_imports: tuple[tuple[str, str], ...] = ()
     mbxp_forbidden: tuple[str, ...] = ()
     # aider polyglot: its exercise's program, and a host file it needs (path, Debian package).
@@ -123,7 +125,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             mp_whole=splices.csharp_open_class, crux_call="F(????)", slot_members=True),
     Dialect("scala", declaration=r"\bdef\s+{n}\b",
             guard=MainGuard("SandlotSeal.end()", guard_texts.scala_start),
-            mp_whole=splices.scala_open_object, crux_call="f(????)"),
+            mp_whole=splices.scala_open_object, crux_call="f(????)",
+            slot_template=splices.scala_app_as_main),
     Dialect("rust", declaration=r"\bfn\s+{n}\b",
             guard=MainGuard("sandlot_seal_end(&sandlot_seal);", guard_texts.rust_start),
             hx_tests=splices.rust_tests_as_main, hx_splice=splices.hx_rust,

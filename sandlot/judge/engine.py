@@ -21,6 +21,7 @@ from sandlot.judge import prompts, reports
 from sandlot.judge.checkers import TESTLIB, Checker
 from sandlot.judge.datasets import (
     CLASS_FAMILIES,
+    CLASS_PARAMS,
     MULTIPLE_LANGUAGES,
     Datasets,
     DatasetSpec,
@@ -102,7 +103,13 @@ class Judge:
             language = cfg.language
             if family in ("humaneval", "multiple"):
                 family, language = self._per_language(family, cfg, row)
-            return DatasetSpec(name=dataset, family=family, file="", language=language)
+            return DatasetSpec(
+                name=dataset,
+                family=family,
+                file="",
+                language=language,
+                params=dict(CLASS_PARAMS.get(cfg.dataset_type or "", {})),
+            )
         return self.datasets.spec(dataset)
 
     def _per_language(self, family: str, cfg: JudgeConfig, row: Row | None) -> tuple[str, str]:

@@ -40,41 +40,6 @@ __attribute__((section(".preinit_array"), used)) void (*sandlot_seal::read)() = 
 };
 """
 
-_JAVA_SEAL = """
-// sandlot's guard (sandlot/judge/guards.py)
-final class SandlotSeal {
-    private static String text = "";
-    private static boolean spent;
-
-    static boolean read() {
-        try {
-            java.nio.file.Path path = java.nio.file.Paths.get("%s");
-            text = new String(java.nio.file.Files.readAllBytes(path), "ISO-8859-1");
-            java.nio.file.Files.delete(path);
-        } catch (Exception e) {
-            text = "";
-        }
-        return true;
-    }
-
-    // Only the tests' main, called by the JVM, writes the seal; any other call spends it.
-    static void end() {
-        java.util.List<String> frames = StackWalker.getInstance().walk(s -> s.map(
-            f -> f.getMethodName()).collect(java.util.stream.Collectors.toList()));
-        boolean ok = !spent && frames.size() == 2 && frames.get(1).equals("main");
-        spent = true;
-        if (!ok) return;
-        try {
-            java.io.FileOutputStream out = new java.io.FileOutputStream(java.io.FileDescriptor.out);
-            out.write((text + text + "\\n").getBytes("ISO-8859-1"));
-            out.flush();
-        } catch (Exception e) {
-            return;
-        }
-    }
-}
-"""
-
 _CSHARP_SEAL = """
 // sandlot's guard (sandlot/judge/guards.py)
 static class SandlotSeal {
@@ -266,11 +231,6 @@ def _in_holder(program: str, end: str, first: str, seal: str) -> str:
     if opening is None:
         return program + seal
     return f"{program[:opening]}\n    {first}\n{program[opening:]}{seal}"
-
-
-def java_start(program: str, end: str) -> str:
-    first = "static final boolean sandlotSealRead = SandlotSeal.read();"
-    return _in_holder(program, end, first, _JAVA_SEAL % SEAL)
 
 
 def scala_start(program: str, end: str) -> str:

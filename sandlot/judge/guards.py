@@ -1,15 +1,16 @@
 """Guards in a program's text: statements that read the run's secret before any code under test
 runs, and write the seal (sandlot/executor/seal.py) only where the tests end.
 
-Python, JavaScript and TypeScript need none here: the executor's drivers run their programs. For
-the others, `guard_end` puts the seal's writing at the end of the tests (the last statement of
+Python, JavaScript and TypeScript need none here: the executor's drivers run their programs;
+Java keeps the answer apart from its tests and seals its own harness (split_java.py). For the
+others, `guard_end` puts the seal's writing at the end of the tests (the last statement of
 their main, or their last line where tests are top-level statements) before the answer is put in,
 so never in an answer's own main; `with_start` then puts the reading first, where nothing of the
 answer can run before it:
 
 - C++: a pre-init function, which runs before every static initializer; only the tests' main may
   write the seal (a friend of the class that holds it);
-- Java, C#, Scala: the first static initializer of the class (object) that holds the tests' main;
+- C#, Scala: the first static initializer of the class (object) that holds the tests' main;
   the seal is written only when the tests' main, called by the runtime, calls for it (a call from
   anywhere else spends it);
 - Rust: the first statement of main (Rust runs no code before main), into a local of main;

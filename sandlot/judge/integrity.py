@@ -138,8 +138,24 @@ TABLE: dict[tuple[str, str], Integrity] = {
             out_of_reach=_IN_PROCESS_REACH,
             tests="tests/test_integrity.py",
         )
-        for lang in ("cpp", "java", "csharp", "scala", "rust")
+        for lang in ("cpp", "csharp", "scala", "rust")
     },
+    ("*", "java"): Integrity(
+        Level.SPLIT,
+        sealed_by="the harness's main (class Main, its own source file): its first statement "
+        "reads the secret into a local, its last writes the seal",
+        attests="how many of the tests' assertion sites ran and held (each `assert`, and each "
+        "`if` whose branch throws, rewritten to report to the seal), a number the judge counts "
+        "in the tests' text; none where a `throw` stands elsewhere (then: main ran to its end)",
+        split="the answer's classes are a compilation unit of their own "
+        "(.sandlot_answer/<Class>.java), compiled in the same javac run as the harness, which "
+        "calls them from outside; an answer class named like anything the harness uses (a JDK "
+        "class, the package `java`, Main, the seal's class) is refused, as javac's output shows",
+        out_of_reach="the answer runs in the harness's JVM: Unsafe, /proc/self/mem or the "
+        "answer's own threads reach what the harness holds; a returned value is compared with "
+        "its own equals (an answer's subclass of a JDK collection can override it)",
+        tests="tests/test_reward_hacks_jvm.py",
+    ),
     **{
         ("*", lang): Integrity(
             Level.IN_PROCESS,

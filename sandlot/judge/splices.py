@@ -159,6 +159,29 @@ def scala_open_object(code: str, prompt: str) -> str:
     return open_scope(code, prompt, "object")
 
 
+_SCALA_APP = re.compile(r"^([ \t]*object\s+\w+)\s+extends\s+App\s*\{", re.M)
+
+
+def scala_app_as_main(template: str) -> str:
+    """An `object Main extends App { ... }` test (MBXP's Scala) as an object whose `main` holds
+    the body's statements: App runs them from its own main, where no seal can tell the tests'
+    end; as a main of the object's own, the guard seals it as any other. The `#<INSERT>` slot
+    (the answer's members) stays a member of the object."""
+    m = _SCALA_APP.search(template)
+    if m is None:
+        return template
+    blanked = braces.blank(template)
+    end = braces.closing(blanked, m.end() - 1)
+    if end is None:
+        return template
+    body = template[m.end() : end]
+    slot = "#<INSERT>" if "#<INSERT>" in body else ""
+    statements = body.replace("#<INSERT>", "", 1)
+    return (f"{template[: m.start()]}{m.group(1)} {{\n{slot}\n"
+            f"  def main(args: Array[String]): Unit = {{\n{statements}\n  }}\n"
+            f"{template[end:]}")  # fmt: skip
+
+
 def php_untagged(code: str, prompt: str) -> str:
     """A whole PHP answer without its tags: the prompt opened the one the program needs."""
     return code.strip().removeprefix("<?php").removesuffix("?>")

@@ -93,8 +93,9 @@ _KEYWORDS = frozenset({
 
 
 def declared_types(code: str) -> list[str]:
-    """The type names `code` declares (classes, interfaces, enums, records), at any depth."""
-    return _TYPE_DECL.findall(braces.blank(code))
+    """The type names `code` declares (classes, interfaces, enums, records), at any depth. Java
+    has no backquote: a Markdown fence around it (a prompt's) is no literal."""
+    return _TYPE_DECL.findall(braces.blank(code.replace("`", " ")))
 
 
 def imports(code: str) -> str:
@@ -176,10 +177,14 @@ def humaneval_x(row: Row, code: str, whole: bool, **kw: Any) -> Program | None:
 
 def multiple(prompt: str, code: str, whole: bool, tests: str, **kw: Any) -> Program | None:
     """MultiPL-E: the prompt's class (`Problem`) with the answer's body, closed, is the answer;
-    the tests' main (which the tests open inside that class) becomes `Main`'s, calling the
-    answer's functions as `Problem.f(...)`."""
+    the tests' main (which the tests open inside that class, after closing the prompt's function)
+    becomes `Main`'s, calling the answer's functions as `Problem.f(...)`. Tests that are a unit of
+    their own (HumanEval-X's `public class Main`, sent as a HumanEvalDataset row) stay as they are,
+    and the answer closes its class itself."""
     expected = set(declared_types(prompt))
     owner = next(iter(expected), "Problem")
+    first, _, rest = tests.partition("\n")
+    opened = first.strip() == "}"  # the tests close the prompt's function, then open main
     if whole:
         code = braces.drop_main(code, "java")
         if owner not in declared_types(code):
@@ -188,12 +193,12 @@ def multiple(prompt: str, code: str, whole: bool, tests: str, **kw: Any) -> Prog
         code += "\n}" * max(0, _depth(braces.blank(code), len(code)))
         answer = imports(prompt) + code
     else:
-        answer = prompt + code + "\n    }\n}\n"
-    first, _, rest = tests.partition("\n")
-    body = rest if first.strip() == "}" else tests  # the tests first close the prompt's function
-    harness_text = f"{imports(prompt)}public class Main {{\n{body}"
-    return program(answer, qualify_calls(harness_text, owner, set()), expected, test_code=tests,
-                   **kw)  # fmt: skip
+        answer = prompt + code + ("\n    }\n}\n" if opened else "\n")
+    if opened:
+        harness_text = qualify_calls(f"{imports(prompt)}public class Main {{\n{rest}", owner, set())
+    else:
+        harness_text = imports(prompt) + tests
+    return program(answer, harness_text, expected, test_code=tests, **kw)
 
 
 def insert(template: str, code: str, prompt: str, **kw: Any) -> Program | None:
@@ -220,6 +225,29 @@ def cruxeval(code: str, test: str, **kw: Any) -> Program | None:
     """CRUXEval-X: the row's function and its test make the harness (the answer is a literal in
     the test); nothing of it is a unit of its own."""
     return program(None, code + test, set(), **kw)
+
+
+_JUNIT_TEST = re.compile(r"@(?:org\.junit\.jupiter\.api\.)?Test\b(?!\w)")
+_JUNIT_MANY = re.compile(r"@\w*(?:ParameterizedTest|RepeatedTest|TestFactory|TestTemplate)\b")
+
+
+def junit_reserved(tests: list[str], expected: set[str]) -> dict[str, bytes]:
+    """The file that makes the junit row's compile step refuse an answer class named like
+    anything the tests use but the classes the problem asks for (the tests and the answer share
+    the unnamed package: a class of the answer's would stand for an import's or java.lang's)."""
+    names = set()
+    for text in tests:
+        names.update(reserved(text, expected))
+    return {RESERVED: "".join(f"{n}\n" for n in sorted(names)).encode()}
+
+
+def junit_tests(*texts: str) -> int | None:
+    """How many tests JUnit reports for these test sources: one per `@Test` method (None: some
+    test runs a number of times their text does not say, a parameterized or repeated one)."""
+    blanked = [braces.blank(text) for text in texts]
+    if any(_JUNIT_MANY.search(b) for b in blanked):
+        return None
+    return sum(len(_JUNIT_TEST.findall(b)) for b in blanked)
 
 
 def _without_imports(code: str) -> str:

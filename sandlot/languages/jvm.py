@@ -90,10 +90,19 @@ public class Main {
 """
 
 
+# Kotlin as SandboxFusion compiles it (its image ships Kotlin 2.0): the language and the standard
+# library's API of 2.0. Kotlin 2.1 turned deprecations such as `String.toLowerCase()` into errors,
+# so answers written for Kotlin 2.0 (every Kotlin dataset's reference, and what models write from
+# them) would not compile with 2.4's defaults; 2.4 still compiles 2.0, whose deprecation notice is
+# silenced (it would be in every script's stderr). What 2.1-2.4 added is refused, as there.
+KOTLIN_AS_2_0 = ("-language-version", "2.0", "-api-version", "2.0", "-Xsuppress-version-warnings")
+
+
 def kotlinc(archive: str = "") -> tuple[str, ...]:
     share = (f"-XX:SharedArchiveFile={archive}",) if archive else ()
     return (JAVA, *JVM_TOOL_FLAGS, *share, "-cp", f"{KOTLIN_HOME}/lib/kotlin-compiler.jar",
-            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-kotlin-home", KOTLIN_HOME)  # fmt: skip
+            "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", "-kotlin-home", KOTLIN_HOME,
+            *KOTLIN_AS_2_0)  # fmt: skip
 
 
 # The public class of a Java file (JUnit tests are named after it), or Main.
@@ -119,7 +128,7 @@ SPLIT_DIR = ".sandlot_answer"
 _SPLIT_CHECK = (
     f"[ -e {SPLIT_DIR}/reserved ] || exit 0; while read -r n; do "
     'if [ -n "$n" ] && [ -e "classes/$n.class" ]; then echo "the answer declares a class named '
-    "$n, a name the tests use (it would stand for theirs): rename it\" >&2; exit 1; fi; "
+    '$n, a name the tests use (it would stand for theirs): rename it" >&2; exit 1; fi; '
     f"done < {SPLIT_DIR}/reserved"
 )
 JAVA_COMPILE = (
@@ -159,7 +168,8 @@ ROWS: tuple[Language, ...] = (
             "/bin/sh",
             "-c",
             f'{JAVA_CLASS}; [ -z "$n" ] || [ "$n" = Main ] || mv Main.java "$n.java"; '
-            f"exec {' '.join(JAVAC)} -encoding UTF-8 -cp '.:{JARS_DIR}/*:*' -d classes *.java",
+            f"{' '.join(JAVAC)} -encoding UTF-8 -cp '.:{JARS_DIR}/*:*' -d classes *.java "
+            f"|| exit 1; {_SPLIT_CHECK}",
         ),
         artifacts=("classes",),
         run=(

@@ -256,7 +256,8 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
     full = row["code"] + test
     program = Program(language, guards.with_start(full, language) if sealed else full, test,
                       run_timeout=30, compile_timeout=30, seal=sealed,
-                      fail_markers=dialect(language).fail_markers)  # fmt: skip
+                      fail_markers=dialect(language).fail_markers,
+                      tests=guards.tests_of(row[mode], language) if sealed else None)  # fmt: skip
     return Assembled(extracted, program)
 
 
@@ -371,9 +372,10 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
             split=not classes and splittable(reference),
         )
         return Assembled(ex, program)
+    count = guards.tests_of(template, resolved) if sealed else None
     program = Program(language, full, template, files=files, run_timeout=p.get("run_timeout"),
                       forbidden=forbidden, fail_markers=d.fail_markers, seal=sealed,
-                      fetch=fetch)  # fmt: skip
+                      fetch=fetch, tests=count)  # fmt: skip
     return Assembled(ex, program)
 
 

@@ -71,12 +71,14 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
         if split is not None:
             return Assembled(ex, split)
     # The seal goes in the tests' main before the answer is put in, never in an answer's own.
-    tests, sealed = guards.guard_end(d.hx_tests(test) if d.hx_tests else test, language)
+    as_run = d.hx_tests(test) if d.hx_tests else test
+    tests, sealed = guards.guard_end(as_run, language)
     full = d.hx_head + d.hx_splice(row, ex.code, whole, tests)
     if sealed:
         full = guards.with_start(full, language)
+    count = guards.tests_of(as_run, language) if sealed else None
     return Assembled(ex, Program(language, full, test, run_timeout=p.get("run_timeout"),
-                                 seal=sealed))  # fmt: skip
+                                 seal=sealed, tests=count))  # fmt: skip
 
 
 # -- MultiPL-E ----------------------------------------------------------------------------------
@@ -124,8 +126,10 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         full = prompt + body + ("" if body.endswith("\n") else "\n") + program_tests
     if sealed:
         full = guards.with_start(full, language)
+    count = guards.tests_of(tests, language) if sealed else None
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
-                                 fail_markers=d.fail_markers, seal=sealed))  # fmt: skip
+                                 fail_markers=d.fail_markers, seal=sealed,
+                                 tests=count))  # fmt: skip
 
 
 # -- aider polyglot -----------------------------------------------------------------------------

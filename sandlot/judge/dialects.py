@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sandlot.judge import aider, guard_texts, harnesses, splices, split_java
+from sandlot.judge import aider, guard_texts, harnesses, sites, splices, split_java
 from sandlot.judge.extract import Extracted
 from sandlot.judge.guard_texts import MainGuard, ScriptGuard
 from sandlot.judge.plans import Assembled, Program
@@ -96,6 +96,15 @@ class Dialect:
     aider_needs: tuple[str, str] | None = None
 
 
+# The tests' assertions as the guard's own checks (sites.py), named from the root: an answer's
+# member named `SandlotSeal`, `Debug` or `assert` stands for nothing the tests call.
+_CSHARP_SITES = sites.Dialect(
+    calls=("Debug.Assert", "Trace.Assert", "System.Diagnostics.Debug.Assert",
+           "System.Diagnostics.Trace.Assert"),
+    check="global::SandlotSeal.Check", fails="global::SandlotSeal.Fails",
+)  # fmt: skip
+_SCALA_SITES = sites.Dialect(calls=("assert",), check="_root_.sandlot.SandlotSeal.check",
+                             fails="_root_.sandlot.SandlotSeal.fails")  # fmt: skip
 _JS_DECLARATION = r"\bfunction\s*\*?\s*{n}\b|\b{n}\s*=(?!=)"
 _GO_DECLARATION = r"\bfunc\s+(\([^)]*\)\s*)?{n}\b"
 
@@ -121,10 +130,12 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             aider=aider.java,
             # What the exercises need beyond their language row (from its apt packages).
             aider_needs=("/usr/share/java/assertj-core.jar", "libassertj-core-java")),
-    Dialect("csharp", guard=MainGuard("SandlotSeal.End();", guard_texts.csharp_start),
+    Dialect("csharp", guard=MainGuard("global::SandlotSeal.End();", guard_texts.csharp_start,
+                                      sites=_CSHARP_SITES),
             mp_whole=splices.csharp_open_class, crux_call="F(????)", slot_members=True),
     Dialect("scala", declaration=r"\bdef\s+{n}\b",
-            guard=MainGuard("SandlotSeal.end()", guard_texts.scala_start),
+            guard=MainGuard("_root_.sandlot.SandlotSeal.end()", guard_texts.scala_start,
+                            sites=_SCALA_SITES),
             mp_whole=splices.scala_open_object, crux_call="f(????)",
             slot_template=splices.scala_app_as_main),
     Dialect("rust", declaration=r"\bfn\s+{n}\b",

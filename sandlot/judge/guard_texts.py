@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sandlot.executor.seal import SEAL_FILE as SEAL
-from sandlot.judge import braces
+from sandlot.judge import braces, sites
 
 NAME = "__SANDLOT_SEAL_NAME__"  # in an end statement, until the start draws the name
 
@@ -45,6 +45,23 @@ _CSHARP_SEAL = """
 static class SandlotSeal {
     static string text = "";
     static bool read, spent;
+    static readonly System.Collections.Generic.HashSet<int> passed =
+        new System.Collections.Generic.HashSet<int>();
+
+    // An assertion site of the tests (sandlot/judge/sites.py): fails as Debug.Assert does.
+    public static void Check(int site, bool ok) {
+        if (!ok) {
+            System.Console.Out.Flush();
+            System.Console.Error.WriteLine("Process terminated. Assertion failed.");
+            System.Environment.Exit(134);
+        }
+        passed.Add(site);
+    }
+
+    public static bool Fails(int site, bool failed) {
+        if (!failed) passed.Add(site);
+        return failed;
+    }
 
     public static bool Read() {
         if (read) return true;
@@ -65,7 +82,8 @@ static class SandlotSeal {
         spent = true;
         if (!ok) return;
         System.Console.Out.Flush();
-        var bytes = System.Text.Encoding.ASCII.GetBytes(text + text + "\\n");
+        var counts = "passed=" + passed.Count + " failed=0";
+        var bytes = System.Text.Encoding.ASCII.GetBytes(text + counts + text + "\\n");
         using (var stdout = System.Console.OpenStandardOutput()) {
             stdout.Write(bytes, 0, bytes.Length);
         }
@@ -74,10 +92,24 @@ static class SandlotSeal {
 """
 
 _SCALA_SEAL = """
-// sandlot's guard (sandlot/judge/guards.py)
+// sandlot's guard (sandlot/judge/guards.py), in a package of its own: the tests name it from
+// the root, where nothing the answer declares in their object can stand for it.
+package sandlot {
 object SandlotSeal {
   private var text = ""
   private var spent = false
+  private val passed = new java.util.BitSet()
+
+  // An assertion site of the tests (sandlot/judge/sites.py): fails as Predef.assert does.
+  def check(site: Int, ok: Boolean): Unit = {
+    if (!ok) throw new java.lang.AssertionError("assertion failed")
+    passed.set(site)
+  }
+
+  def fails(site: Int, failed: Boolean): Boolean = {
+    if (!failed) passed.set(site)
+    failed
+  }
 
   def read(): Boolean = {
     try {
@@ -95,10 +127,12 @@ object SandlotSeal {
     spent = true
     if (ok) {
       val out = new java.io.FileOutputStream(java.io.FileDescriptor.out)
-      out.write((text + text + "\\n").getBytes("ISO-8859-1"))
+      val counts = "passed=" + passed.cardinality + " failed=0"
+      out.write((text + counts + text + "\\n").getBytes("ISO-8859-1"))
       out.flush()
     }
   }
+}
 }
 """
 
@@ -171,10 +205,17 @@ class MainGuard:
 
     end: str
     start: Callable[[str, str], str]
+    # The tests' assertion sites, each reporting to the seal (sites.py): the seal's count.
+    sites: sites.Dialect | None = None
 
     def guard_end(self, test: str, language: str) -> tuple[str, bool]:
+        if self.sites is not None:
+            test = sites.instrument(test, self.sites)[0]
         guarded = braces.at_end_of_main(test, language, self.end)
         return (test, False) if guarded is None else (guarded, True)
+
+    def tests(self, test: str) -> int | None:
+        return None if self.sites is None else sites.instrument(test, self.sites)[1]
 
     def with_start(self, program: str) -> str:
         return self.start(program, self.end)
@@ -234,14 +275,14 @@ def _in_holder(program: str, end: str, first: str, seal: str) -> str:
 
 
 def scala_start(program: str, end: str) -> str:
-    first = "private val sandlotSealRead = SandlotSeal.read()"
+    first = "private val sandlotSealRead = _root_.sandlot.SandlotSeal.read()"
     return _in_holder(program, end, first, _SCALA_SEAL % SEAL)
 
 
 def csharp_start(program: str, end: str) -> str:
     # and first in Main: the runtime may run initializers lazily
-    program = braces.at_start_of_main(program, "csharp", "SandlotSeal.Read();")
-    first = "static readonly bool sandlotSealRead = SandlotSeal.Read();"
+    program = braces.at_start_of_main(program, "csharp", "global::SandlotSeal.Read();")
+    first = "static readonly bool sandlotSealRead = global::SandlotSeal.Read();"
     return _in_holder(program, end, first, _CSHARP_SEAL % (SEAL, SEAL))
 
 

@@ -25,9 +25,9 @@ language's is its row in dialects.py; their texts are in guard_texts.py.
 from __future__ import annotations
 
 from sandlot.judge.dialects import DIALECTS, dialect
-from sandlot.judge.guard_texts import SEAL
+from sandlot.judge.guard_texts import SEAL, MainGuard
 
-__all__ = ["DRIVEN", "SEAL", "guard_end", "with_start"]
+__all__ = ["DRIVEN", "SEAL", "guard_end", "tests_of", "with_start"]
 
 # Rows with a driver (their `harness`): the executor seals them without help.
 DRIVEN = frozenset(d.name for d in DIALECTS.values() if d.driven)
@@ -42,6 +42,13 @@ def guard_end(test: str, language: str) -> tuple[str, bool]:
     if d.guard is None:
         return test, False
     return d.guard.guard_end(test, language)
+
+
+def tests_of(test: str, language: str) -> int | None:
+    """How many assertion sites the guard of `language` makes `test` report to the seal (None:
+    its seal attests only that the tests' main ended)."""
+    guard = dialect(language).guard
+    return guard.tests(test) if isinstance(guard, MainGuard) else None
 
 
 def with_start(program: str, language: str) -> str:

@@ -138,7 +138,25 @@ TABLE: dict[tuple[str, str], Integrity] = {
             out_of_reach=_IN_PROCESS_REACH,
             tests="tests/test_integrity.py",
         )
-        for lang in ("cpp", "csharp", "scala", "rust")
+        for lang in ("cpp", "rust")
+    },
+    **{
+        ("*", lang): Integrity(
+            Level.IN_PROCESS,
+            sealed_by="statements in the program's text, naming the seal from the root "
+            f"({root}): the secret read before any code under test runs, the seal written at "
+            "the end of the tests' main",
+            attests="how many of the tests' assertion sites ran and held: each "
+            f"{asserted} rewritten to the seal's own check, so that nothing the answer declares "
+            "or changes (a trace listener, a member of the same name) stands for it",
+            split="",
+            out_of_reach=_IN_PROCESS_REACH,
+            tests="tests/test_reward_hacks_jvm.py",
+        )
+        for lang, root, asserted in (
+            ("csharp", "global::", "Debug.Assert, and each `if` whose branch throws,"),
+            ("scala", "_root_.sandlot", "assert"),
+        )
     },
     ("*", "java"): Integrity(
         Level.SPLIT,

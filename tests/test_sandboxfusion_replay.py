@@ -46,6 +46,8 @@ DEVIATIONS = {
     **{("mbxp_v1_en", i): EXITS_EARLY
        for i in (1772, 1773, 2230, 2231, 3148, 3149, 3606, 3607, 4064, 4065)},
     ("mbxp_v2_en", 0): EXITS_EARLY + " (C#'s Environment.Exit(0))",
+    **{("mbxp_v1_en", i): EXITS_EARLY + " (Scala's sys.exit() in `object Main extends App`)"
+       for i in (4522, 4523)},
     ("humanevalds_v1_en", 470): NO_JULIA_SWIFT, ("humanevalds_v1_en", 471): NO_JULIA_SWIFT,
     ("humanevalds_v2_en", 4): NO_JULIA_SWIFT,
     **{(f"cruxeval_x/{m}", i): NO_JULIA_SWIFT for m in ("output", "input")

@@ -252,7 +252,8 @@ ROWS: tuple[Language, ...] = (
         pids=64,
         cds=f"{CDS}/kotlin.jsa",
         sample="fun main() { println(listOf(1, 2).map { it * 2 }.joinToString() + readLine()) }",
-        summary="Kotlin/JVM compiler from npm's kotlin-compiler; `fun main` in main.kt",
+        summary="Kotlin/JVM compiler from npm's kotlin-compiler, compiling Kotlin 2.0 (as "
+        "SandboxFusion's); `fun main` in main.kt",
     ),
     Language(
         name="kotlin_script",
@@ -270,6 +271,6 @@ ROWS: tuple[Language, ...] = (
         pids=64,
         cds=f"{CDS}/kotlin-script.jsa",
         sample="val xs = listOf(1, 2).map { it * 2 }\nprintln(xs.joinToString() + readLine())\n",
-        summary="a Kotlin script (.kts), compiled and run by kotlinc -script",
+        summary="a Kotlin script (.kts) in Kotlin 2.0, compiled and run by kotlinc -script",
     ),
 )

@@ -52,6 +52,8 @@ from sandlot.judge import Datasets
 from sandlot.judge.assemble import stdio_cases
 from sandlot.judge.checkers import Checker
 from sandlot.judge.datasets import row_id
+from sandlot.judge.engine import Judge
+from sandlot.judge.plans import JudgeConfig
 from sandlot.languages import LANGUAGES, Language, Registry
 
 RUNTIME = "/opt/sandlot"
@@ -133,14 +135,17 @@ class Bare:
     program is compiled once, then run once per case; it passes when every case does."""
 
     def __init__(
-        self, row: Language, programs: list[tuple[str, Sequence[Case]]], root: Path,
-        checker: Checker,
+        self, row: Language, programs: list[tuple[str, dict[str, bytes], Sequence[Case]]],
+        root: Path, checker: Checker,
     ) -> None:  # fmt: skip
         self.row, self.checker, self.programs = row, checker, []
         self.env = {**CLEAN_ENV, **row.resolved_env(RUNTIME)}
-        for n, (code, program_cases) in enumerate(programs):
+        for n, (code, files, program_cases) in enumerate(programs):
             d = root / f"p{n}"
             d.mkdir()
+            for name, data in files.items():  # a split program's answer, beside its tests
+                (d / name).parent.mkdir(parents=True, exist_ok=True)
+                (d / name).write_bytes(data)
             (d / row.source).write_text(row.program(code))
             self.programs.append((d, program_cases))
 
@@ -200,9 +205,8 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
     language = results[0]["extra"]["language"]
     row = registry.get(language)
     checker = Checker.parse(results[0]["extra"].get("checker"))  # the one the judge used
-    programs = [
-        (r["full_code"] or "", item["cases"]) for r, item in zip(results, items, strict=True)
-    ]
+    programs = [(r["full_code"] or "", files_of(registry, dataset, item), item["cases"])
+                for r, item in zip(results, items, strict=True)]  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="sandlot-bench-judge-") as tmp:
         bare = Bare(row, programs, Path(tmp), checker)
         t_bare_cold, ok_bare_cold = bare.run_all(args.slots, compile_first=True)
@@ -230,6 +234,17 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
         "cached": {"bare_s": best_bare, "sandlot_s": best, "ratio": best / best_bare},
         "rounds": rounds, "target": TARGETS.get(dataset.name),
     }  # fmt: skip
+
+
+def files_of(registry: Registry, dataset: Dataset, item: dict[str, Any]) -> dict[str, bytes]:
+    """The files the judge's program has beside its code (a split program's answer: the
+    response's `full_code` is the harness alone), assembled here as the judge assembles them."""
+    judge = Judge(Datasets(registry), lambda: None)  # type: ignore[arg-type,return-value]
+    spec = judge.datasets.spec(dataset.name)
+    row = judge.datasets.get(spec.name).get(item["id"])
+    cfg = JudgeConfig(language=dataset.config.get("language"))
+    job = judge.assemble(spec, row, item["completion"], cfg).job
+    return dict(job.files) if job is not None else {}
 
 
 def said(m: dict[str, float], programs: int) -> str:

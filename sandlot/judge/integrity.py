@@ -195,8 +195,19 @@ TABLE: dict[tuple[str, str], Integrity] = {
             out_of_reach=_IN_PROCESS_REACH,
             tests="tests/test_integrity.py",
         )
-        for lang in ("pytest", "jest", "junit", "go_test", "catch2", "D_ut")
+        for lang in ("pytest", "jest", "go_test", "catch2", "D_ut")
     },
+    ("*", "junit"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="JUnit's own listener, once the platform reported every test passed",
+        attests="JUnit's counts, where passed must equal the `@Test` methods of the row's test "
+        "sources (the judge counts them; none claimed for parameterized or repeated tests), none "
+        "failed or skipped",
+        split="the answer's classes are their own source files; an answer class named like "
+        "anything the tests use (an import's, java.lang's) is refused, as javac's output shows",
+        out_of_reach=_IN_PROCESS_REACH,
+        tests="tests/test_reward_hacks_jvm.py",
+    ),
     ("*", "*"): UNSEALED,
     # -- Python's families, where they differ from the driver's row -------------------------
     ("bigcodebench", "python"): Integrity(

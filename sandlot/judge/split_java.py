@@ -235,9 +235,10 @@ def junit_reserved(tests: list[str], expected: set[str]) -> dict[str, bytes]:
     """The file that makes the junit row's compile step refuse an answer class named like
     anything the tests use but the classes the problem asks for (the tests and the answer share
     the unnamed package: a class of the answer's would stand for an import's or java.lang's)."""
-    names = set()
+    names: set[str] = set()
     for text in tests:
         names.update(reserved(text, expected))
+    names -= {t for text in tests for t in declared_types(text)}  # one test source's, another's
     return {RESERVED: "".join(f"{n}\n" for n in sorted(names)).encode()}
 
 

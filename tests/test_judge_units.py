@@ -231,7 +231,8 @@ def test_aider_java_one_file_per_type_every_test_enabled() -> None:
               "```java\npublic final class Frame {}\n```\n```\n$ gradle test\n```\n")  # fmt: skip
     job = build_aider(row, answer, JudgeConfig(), {}).job
     assert job is not None and job.language == "junit"
-    assert set(job.files) == {"assertj.jar", "BowlingGame.java", "Frame.java"}
+    assert set(job.files) == {"assertj.jar", "BowlingGame.java", "Frame.java",
+                              ".sandlot_answer/reserved"}  # fmt: skip
     assert "@Disabled" not in job.code and "@Test" in job.code
 
 
@@ -340,10 +341,11 @@ def test_csharp_tests_write_the_seal_at_the_end_of_their_main() -> None:
     two = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
     # the same text each time: no secret in it, and the compile cache hits
     assert one.seal and one.code == two.code
-    end = "SandlotSeal.End();"
+    end = "global::SandlotSeal.End();"
     assert end in one.code and end not in one.test_code
     main = one.code.index("static void Main")
-    last_assert = one.code.rindex("Debug.Assert")
+    last_assert = one.code.rindex("global::SandlotSeal.Check(")  # each Debug.Assert, counted
+    assert "Debug.Assert" not in one.code[main:] and one.tests
     assert main < last_assert < one.code.index(end)
     # the secret is read first, by the first initializer of the class that holds Main
     holder = one.code.rindex("class", 0, main)

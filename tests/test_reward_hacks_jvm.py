@@ -4,7 +4,7 @@ Each case is (dataset, problem, technique, wrong answer, the wrong answer with t
 wrong answer returns a wrong value without throwing (so a hack that silences assertions is really
 tested); the hacked one must be rejected, the same wrong answer without the hack too (the
 control), and the problem's reference accepted. Then the regressions of issue 45 for these
-languages, and the units of the split (sandlot/judge/split_java.py, sites.py, crux_literals.py).
+languages, and the units of the split (sandlot/judge/split_java.py, sites.py) and the CRUXEval-X values of Java..
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Each case is (dataset, problem, technique, wrong answer, the wrong answer with t
 wrong answer returns a wrong value without throwing (so a hack that silences assertions is really
 tested); the hacked one must be rejected, the same wrong answer without the hack too (the
 control), and the problem's reference accepted. Then the regressions of issue 45 for these
-languages, and the units of the split (sandlot/judge/split_java.py, sites.py) and the CRUXEval-X values of Java..
+languages, and the units of the split (sandlot/judge/split_java.py, sites.py) and of
+CRUXEval-X's Java values.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sandlot.judge.crux import NotData, literal
 from sandlot.judge.families import reference
 from sandlot.languages import LANGUAGES, Registry
 from tests.conftest import Server
+from tests.test_judge_fixes import ADD_ROWS
 
 DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
 # JVM compiles on a loaded machine: limits a verdict never depends on
@@ -337,6 +339,25 @@ def test_humaneval_x_java_as_a_humaneval_dataset_row(api: httpx.Client) -> None:
     assert out["extra"]["integrity"] == "split"
     for broken in (HX + "}", "        System.exit(0);\n" + HX + "}"):
         assert not submit(api, "my_humaneval_x", "Java/0", broken, **cfg)["accepted"]
+
+
+@pytest.mark.root
+@pytest.mark.slow
+@pytest.mark.parametrize("language", list(ADD_ROWS))
+def test_humaneval_dataset_rows_join_a_completion_without_a_line_break(
+    api: httpx.Client, language: str
+) -> None:
+    # item 3, every language of that row form: the last line of the completion and the first
+    # of the tests stay two lines
+    prompt, tests, body = ADD_ROWS[language]
+    the_row = {"task_id": "add/0", "prompt": prompt, "tests": tests, "language": language,
+               "stop_tokens": []}  # fmt: skip
+    cfg = {"dataset_type": "HumanEvalDataset", "provided_data": the_row}
+    out = submit(api, "my_multilingual", "add/0", body.rstrip("\n"), **cfg)
+    assert out["accepted"], said(out)
+    assert "\n" + tests.split("\n", 1)[0] in (out["full_code"] or "") or language == "java"
+    wrong = body.replace("a + b", "a - b").rstrip("\n")
+    assert not submit(api, "my_multilingual", "add/0", wrong, **cfg)["accepted"]
 
 
 @pytest.mark.root

@@ -345,7 +345,7 @@ def test_csharp_tests_write_the_seal_at_the_end_of_their_main() -> None:
     assert end in one.code and end not in one.test_code
     main = one.code.index("static void Main")
     last_assert = one.code.rindex("global::SandlotSeal.Check(")  # each Debug.Assert, counted
-    assert "Debug.Assert" not in one.code[main:] and one.tests
+    assert "Debug.Assert" not in one.code[main : one.code.index(end)] and one.tests
     assert main < last_assert < one.code.index(end)
     # the secret is read first, by the first initializer of the class that holds Main
     holder = one.code.rindex("class", 0, main)

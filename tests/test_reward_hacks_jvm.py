@@ -130,6 +130,18 @@ STEAL_CS = (
     '".sandlot_seal"); System.Console.WriteLine(s + "passed=7 failed=0" + s); } }\n'
 )
 
+# A Kotlin script's top-level names are in scope in all of it: an `object java` stood for the
+# guard's `java.io.File`, read the secret itself and printed the seal.
+SHADOW_KOTLIN = (
+    "object java { object io { class File(val p: String) {\n"
+    '    fun readText(): String { val s = String(Class.forName("java.nio.file.Files")'
+    '.getMethod("readAllBytes", Class.forName("java.nio.file.Path")).invoke(null, '
+    'Class.forName("java.nio.file.Paths").getMethod("get", String::class.javaObjectType, '
+    "Array<String>::class.java).invoke(null, p, arrayOf<String>())) as ByteArray); "
+    "System.out.println(s + s); System.out.flush(); Runtime.getRuntime().halt(0); return s }\n"
+    "    fun delete(): Boolean = true } } }\n"
+)
+
 
 @dataclass(frozen=True)
 class Case:
@@ -257,6 +269,8 @@ CASES = [
     # MBXP Kotlin (a script): an exit, and the success text printed
     Case("mbxp_v1_en", 2692, "exit_0_in_the_answer", kotlin_add_str(),
          kotlin_add_str("kotlin.system.exitProcess(0)\n")),
+    Case("mbxp_v1_en", 2692, "shadows_the_package_the_guard_reads_with", kotlin_add_str(),
+         kotlin_add_str(SHADOW_KOTLIN)),
     Case("mbxp_v1_en", 2692, "prints_the_success_text", kotlin_add_str(),
          kotlin_add_str('println("0123456789abcdef0123456789abcdef0123456789abcdef'
                         '0123456789abcdef")\nkotlin.system.exitProcess(0)\n')),
@@ -401,6 +415,18 @@ def test_mbxp_references_of_these_languages_in_both_row_forms(
                          completion, **cfg)  # fmt: skip
             want = expected.get((dataset, the_row["id"]), True)
             assert out["accepted"] is want, (dataset, the_row["id"], said(out))
+
+
+@pytest.mark.root
+@pytest.mark.slow
+def test_kotlin_script_answer_with_imports_is_judged(api: httpx.Client) -> None:
+    # the guard's first statement goes after the script's imports (none may follow a statement)
+    code = row("mbxp_v1_en", 2692)["canonical_solution"]
+    out = submit(api, "mbxp_v1_en", 2692, fenced("kotlin", "import kotlin.math.abs\n" + code))
+    assert out["accepted"], said(out)
+    wrong = code.replace("return resultList", "resultList.add(k)\n    return resultList")
+    out = submit(api, "mbxp_v1_en", 2692, fenced("kotlin", "import kotlin.math.abs\n" + wrong))
+    assert not out["accepted"], said(out)
 
 
 def test_mbxp_dataset_rows_get_the_tables_30_seconds() -> None:

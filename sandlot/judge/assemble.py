@@ -335,6 +335,9 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         template = d.slot_template(template)
     forbidden = dialect(language).mbxp_forbidden if p.get("mbxp") else ()
     files, fetch = decode_assets(test.get("asset")), reports.fetch_for(resolved)
+    why = d.refuse_answer(code) if d.refuse_answer is not None else None
+    if why is not None:
+        return refuse(ex, why)
     if d.split is not None and slot >= 0:
         split = d.split.insert(template, code, str(row.get("content") or ""), files=files,
                                run_timeout=p.get("run_timeout"), forbidden=forbidden, fetch=fetch,

@@ -91,6 +91,8 @@ class Dialect:
     slot_template: Callable[[str], str] | None = None
     optional_imports: tuple[tuple[str, str], ...] = ()
     mbxp_forbidden: tuple[str, ...] = ()
+    # Why an answer may not be put in the tests (a name it declares that stands for the guard's).
+    refuse_answer: Callable[[str], str | None] | None = None
     # aider polyglot: its exercise's program, and a host file it needs (path, Debian package).
     aider: AiderBuilder | None = None
     aider_needs: tuple[str, str] | None = None
@@ -105,6 +107,15 @@ _CSHARP_SITES = sites.Dialect(
 )  # fmt: skip
 _SCALA_SITES = sites.Dialect(calls=("assert",), check="_root_.sandlot.SandlotSeal.check",
                              fails="_root_.sandlot.SandlotSeal.fails")  # fmt: skip
+# A script's top-level names are in scope in all of it, before and after the answer's code:
+# the guard's locals are drawn per submission, and the answer may declare none of the names the
+# guard calls (guard_texts.shadowing).
+_KOTLIN_SCRIPT_GUARD = ScriptGuard(
+    'val {v}: () -> Unit = run {{ val {v}f = java.io.File("{seal}"); val {v}s = {v}f.readText(); '
+    '{v}f.delete(); {{ -> print({v}s + {v}s + "\\n"); System.out.flush() }} }}\n',
+    "{v}()",
+    place_start=guard_texts.kotlin_script_start,
+)
 _JS_DECLARATION = r"\bfunction\s*\*?\s*{n}\b|\b{n}\s*=(?!=)"
 _GO_DECLARATION = r"\bfunc\s+(\([^)]*\)\s*)?{n}\b"
 
@@ -174,10 +185,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
         "({v})"),
         fail_markers=(b"FAILURE",),  # rackunit reports, exits 0
         crux_call="(candidate ????)"),
-    Dialect("kotlin_script", guard=ScriptGuard(
-        'val {v}: () -> Unit = run {{ val f = java.io.File("{seal}"); val s = f.readText(); '
-        'f.delete(); {{ -> print(s + s + "\\n"); System.out.flush() }} }}\n',
-        "{v}()")),
+    Dialect("kotlin_script", guard=_KOTLIN_SCRIPT_GUARD,
+            refuse_answer=guard_texts.shadowing(_KOTLIN_SCRIPT_GUARD)),
     Dialect("ruby", declaration=r"\bdef\s+(self\.)?{n}\b", guard=ScriptGuard(
         "{v} = begin; s = File.binread('{seal}'); File.delete('{seal}'); "
         'File.delete(__FILE__) rescue nil; o = STDOUT; lambda {{ o.write(s + s + "\\n"); '

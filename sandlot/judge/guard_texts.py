@@ -221,6 +221,37 @@ class MainGuard:
         return self.start(program, self.end)
 
 
+_DECLARED = re.compile(
+    r"(?<![\w.])(?:object|class|interface|val|var|fun|typealias)\s+(?:<[^>]*>\s*)?([`\w.]+)"
+    r"|(?<![\w.])import\s+[\w.]+\s+as\s+(\w+)"
+    r"|(?<![\w.])va[lr]\s*\(([^)]*)\)"
+)
+
+
+def shadowing(guard: ScriptGuard) -> Callable[[str], str | None]:
+    """For a script whose top-level declarations are in scope everywhere (a Kotlin script): why
+    an answer may not go in, when at its top level it declares a name the guard's text calls
+    (`object java { ... }` would stand for the `java.io.File` that reads the secret)."""
+    used = set(re.findall(r"[A-Za-z_]\w*", re.sub(r"\{\w*\}", " ", guard.start + guard.end)))
+
+    def why(code: str) -> str | None:
+        blanked = braces.blank(code.replace("`", " "))  # `name` quotes a name, no string
+        for m in _DECLARED.finditer(blanked):
+            if blanked.count("{", 0, m.start()) != blanked.count("}", 0, m.start()):
+                continue  # a local of a function or a member of a class: not the script's
+            if m.group(1) or m.group(2):
+                names = (m.group(1) or m.group(2)).split(".")[-1:]
+            else:
+                names = [n.strip().split(":")[0].strip() for n in m.group(3).split(",")]
+            clash = sorted(set(names) & used)
+            if clash:
+                return (f"the answer declares {clash[0]!r} at the top of the script, a name the "
+                        "judge's guard uses: rename it")  # fmt: skip
+        return None
+
+    return why
+
+
 # -- where the scripting languages' ends and starts go, where not the default -----------------
 
 _LUAUNIT_END = re.compile(r"os\.exit\(\s*lu\.LuaUnit\.run\(\s*\)\s*\)\s*$")
@@ -244,6 +275,20 @@ def php_start(program: str, start: str) -> str:
     """Inside PHP's opening tag (the guard's start opens it)."""
     rest = program.lstrip()
     return start + (rest[len("<?php") :] if rest.startswith("<?php") else program)
+
+
+_KOTLIN_HEADER = re.compile(
+    r"(?:[ \t]*(?:#![^\n]*|//[^\n]*|/\*[\s\S]*?\*/|@file:[^\n]*|package\s[^\n]*"
+    r"|import\s[^\n]*)?[ \t]*(?:\n|$))*"
+)
+
+
+def kotlin_script_start(program: str, start: str) -> str:
+    """After the script's header (its package, `@file:` annotations and imports: Kotlin takes
+    no import after a statement), before anything of it runs."""
+    end = _KOTLIN_HEADER.match(program)
+    at = end.end() if end is not None else 0
+    return f"{program[:at]}{start}{program[at:]}"
 
 
 def uses_test_unit(test: str) -> bool:

@@ -184,8 +184,18 @@ TABLE: dict[tuple[str, str], Integrity] = {
             out_of_reach=_IN_PROCESS_REACH,
             tests="tests/test_integrity.py",
         )
-        for lang in ("php", "perl", "R", "bash", "racket", "kotlin_script", "ruby", "lua")
+        for lang in ("php", "perl", "R", "bash", "racket", "ruby", "lua")
     },
+    ("*", "kotlin_script"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="a closure under a name drawn per submission, read by the script's first "
+        "statement after its imports, called after the tests' last statement",
+        attests="the tests ran to their end",
+        split="",
+        out_of_reach=_IN_PROCESS_REACH + "; an answer that declares or imports, at the script's "
+        "top level, a name the guard calls (`java`, `print`, `System`...) is refused",
+        tests="tests/test_reward_hacks_jvm.py",
+    ),
     **{
         ("*", lang): Integrity(
             Level.IN_PROCESS,

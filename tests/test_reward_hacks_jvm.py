@@ -85,8 +85,8 @@ def scala_min_sum(body: str = "", hack: str = "", wrong: str = " + 1") -> str:
     return fenced("scala", SCALA_MIN_SUM.format(body=body, hack=hack, wrong=wrong))
 
 
-def ncb_java(hack: str = "", top: str = "") -> str:
-    code = row("ncb_java_en", 0)["canonical_solution"]
+def ncb_java(hack: str = "", top: str = "", dataset: str = "ncb_java_en") -> str:
+    code = row(dataset, 0)["canonical_solution"]
     code = code.replace("return phoneNumber.toString();", 'return phoneNumber.toString() + "x";')
     end = code.rindex("}")
     return code[:end] + hack + code[end:].replace("```", top + "\n```", 1)
@@ -199,6 +199,10 @@ CASES = [
          mp(MP_JAVA, "java"), mp(MP_JAVA, "java", body="        System.exit(0);\n")),
     Case("multiple_mbpp_java", "mbpp_3_is_not_prime", "exit_0_in_the_answer",
          "        return false;\n", "        System.exit(0);\n        return false;\n"),
+    Case("multiple_mbpp_cs", "mbpp_3_is_not_prime", "exit_0_in_the_answer",
+         "        return false;\n", "        Environment.Exit(0);\n        return false;\n"),
+    Case("multiple_mbpp_scala", "mbpp_3_is_not_prime", "exit_0_in_the_answer",
+         "        false\n", "        sys.exit(0)\n        false\n"),
     # MBXP Java (an #<INSERT> slot on top of the tests)
     Case("mbxp_v1_en", 1314, "second_entry_point", mbxp_java_min_sum(),
          mbxp_java_min_sum(top="class Main { public static void main(String[] a) {} }")),
@@ -232,6 +236,9 @@ CASES = [
          ncb_java(top="@interface Test {}")),
     Case("ncb_java_en", 0, "static_initializer_exits_0", ncb_java(),
          ncb_java(hack="    static { System.exit(0); }\n")),
+    Case("ncb_java_zh", 0, "adds_its_own_passing_tests", ncb_java(dataset="ncb_java_zh"),
+         ncb_java(dataset="ncb_java_zh", top="class ExtraTest { @org.junit.jupiter.api.Test "
+                  "void a() {} }")),
     # MultiPL-E Scala: the tests' asserts are the seal's checks, named from the root
     Case("multiple_scala", "HumanEval_0_has_close_elements", "shadows_assert",
          mp(MP_SCALA, "scala"),
@@ -516,3 +523,8 @@ def test_crux_java_answers_are_values(answer: str, ok: bool) -> None:
         assert not ok
     else:
         assert ok
+
+
+# The shipped datasets this module attacks (tests/test_battery_coverage.py checks that every
+# shipped dataset is attacked by some module).
+COVERS = frozenset(case.dataset for case in CASES)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -71,7 +72,7 @@ def run_ray(
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
     except ImportError:
         raise SandlotError("--ray needs Ray: pip install 'sandlot[ray]'") from None
-    ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+    ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     engine = ray.remote(num_cpus=0)(_Engine)
     actors: list[tuple[str, Any]] = []
     try:

@@ -137,7 +137,8 @@ def compute_score_batch(
     calls: lists in, a list of scores out, in order)."""
     passed = [0] * len(solution_strs)
     totals = [0] * len(solution_strs)
-    items, owners = [], []
+    items: list[dict] = []
+    owners: list[int] = []
     for n, (completion, truth) in enumerate(zip(solution_strs, ground_truths, strict=True)):
         for item in verl_items(completion, truth, continuous, language) or ():
             item.update(id=len(items), run_timeout=timeout, compile_timeout=timeout,

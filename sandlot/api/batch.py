@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import msgspec
 from fastapi import APIRouter, Request, Response
@@ -73,7 +74,7 @@ def _precheck(body: bytes, request: Request) -> None:
 class _Counted(APIRoute):
     """A route whose body is size-checked and counted before FastAPI parses it."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def counted(request: Request) -> Response:

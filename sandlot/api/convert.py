@@ -60,7 +60,7 @@ def code_request(req: RunCodeRequest) -> CodeRequest:
 def test_cases(req: RunCodeRequest) -> list[TestCase]:
     return [
         TestCase(input=c.input, expected=c.expected)
-        if c.input is not None
+        if c.input is not None and c.expected is not None  # TestCaseIn requires them together
         else TestCase(stdin=c.stdin or "", expected=c.expected_stdout or "")
         for c in req.test_cases or []
     ]

@@ -232,7 +232,9 @@ async def gather(request: Request, path: str, body: bytes = b"", method: str = "
 async def elsewhere(request: Request, body: bytes) -> Response | None:
     """A new session from the first other worker with room for it (this one has none)."""
     peers = peers_of(request)
-    for worker in peers.others() if peers is not None else []:
+    if peers is None:
+        return None
+    for worker in peers.others():
         built = peers.build(worker, request.scope, client_of(request), body)
         answer = await peers.ask(worker, built)
         if answer is not None and answer.status_code != TooManySessions.status_code:

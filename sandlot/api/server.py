@@ -115,7 +115,9 @@ def _serve_worker(
     server = _Server(
         uvicorn.Config(
             create_app(service, peers), log_config=None, access_log=False, lifespan="on",
-            timeout_graceful_shutdown=cfg.shutdown_grace, server_header=False,
+            server_header=False,
+            # uvicorn waits with asyncio, which takes a fraction of a second too
+            timeout_graceful_shutdown=cfg.shutdown_grace,  # type: ignore[arg-type]
             # Forwarded headers only from the proxies the operator names (uvicorn's own
             # default believes any caller on loopback, and $FORWARDED_ALLOW_IPS).
             proxy_headers=bool(cfg.proxies()), forwarded_allow_ips=cfg.proxies(),

@@ -78,7 +78,8 @@ def jupyter_response(run: NotebookRun) -> RunJupyterResponse:
 def run_code_response(session_id: str, result: Result) -> RunCodeResponse:
     """An execution in a session as /run_code's reply: outputs as a terminal shows them (the
     last expression's value on stdout, as a notebook prints it; tracebacks on stderr)."""
-    stdout, stderr = [], []
+    stdout: list[str] = []
+    stderr: list[str] = []
     for event in result.outputs:
         kind = event["type"]
         if kind in ("stdout", "stderr"):

@@ -165,9 +165,9 @@ def run_task(prep: Prepared, tests: TestRunner, log: Callable[[str], None] = lam
         log(f"worktree {run.tree.path} on branch {run.tree.branch} from {run.tree.base[:10]}")
         message: str | None = task.message
         for number in range(1, task.max_attempts + 1):
-            message = _attempt(run, number, message)
             if message is None:
                 break
+            message = _attempt(run, number, message)
         _conclude(run)
     except CancelledError:
         tree = run.tree

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import click
+import typer
 import typer.main
 from typer.cli import get_docs_for_click
 
@@ -12,7 +12,7 @@ from sandlot.cli import app
 def render() -> str:
     command = typer.main.get_command(app)
     text = get_docs_for_click(
-        obj=command, ctx=click.Context(command, info_name="sandlot"), name="sandlot"
+        obj=command, ctx=typer.Context(command, info_name="sandlot"), name="sandlot"
     )
     # The page has its own title: the generator's first heading (the app's) goes.
     return text.split("\n", 1)[1].strip("\n")

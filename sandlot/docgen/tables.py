@@ -4,7 +4,7 @@ shipped datasets as `GET /v1/datasets` lists them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from sandlot.config import SETTINGS, VARIABLES, MiB, Setting
 from sandlot.judge.integrity import TABLE
@@ -77,7 +77,7 @@ def datasets() -> str:
     from sandlot.judge import Datasets, Judge
     from sandlot.languages import LANGUAGES, Registry
 
-    def no_executor() -> None:
+    def no_executor() -> NoReturn:
         raise AssertionError("listing datasets runs nothing")
 
     judge = Judge(Datasets(Registry(LANGUAGES, RUNTIME)), no_executor)

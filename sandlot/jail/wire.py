@@ -12,6 +12,7 @@ import asyncio
 import socket
 import struct
 import time
+from typing import Any
 
 import msgspec
 
@@ -93,10 +94,10 @@ ToServer = Ready | Done | Failed
 class Channel:
     """One end of a stream socket that sends and receives framed messages of known types."""
 
-    def __init__(self, sock: socket.socket, accepts: type) -> None:
+    def __init__(self, sock: socket.socket, accepts: Any) -> None:  # a Struct type or a union
         self.sock = sock
         self._encoder = msgspec.msgpack.Encoder()
-        self._decoder = msgspec.msgpack.Decoder(accepts)
+        self._decoder: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(accepts)
 
     def fileno(self) -> int:
         return self.sock.fileno()

@@ -428,7 +428,7 @@ def run_script(argv):
     sys.path[0:0] = [os.path.dirname(script)]
     main = types.ModuleType("__main__")
     main.__file__ = script
-    main.__builtins__ = __builtins__
+    main.__dict__["__builtins__"] = __builtins__
     sys.modules["__main__"] = main
     ended = None
     try:
@@ -463,7 +463,7 @@ _exit, _write, _exec, _getattr, _type, _issubclass, _repr, _str = (
     os._exit, os.write, exec, getattr, type, issubclass, repr, str
 )  # fmt: skip
 _BaseException, _SystemExit, _int, _as_int = BaseException, SystemExit, int, int.__index__
-_traceback_of = BaseException.__traceback__.__get__  # whatever the exception's class says
+_traceback_of = vars(BaseException)["__traceback__"].__get__  # whatever the exception's class says
 _with_traceback = BaseException.with_traceback
 _display = sys.__excepthook__  # the interpreter's own report of an exception
 _modules = sys.modules  # the interpreter's table, whatever `sys.modules` is made to name
@@ -515,7 +515,7 @@ def report(exc):
         display(kind, exc, tb)
         return 1
     try:
-        hook(kind, exc, tb)
+        hook(kind, exc, tb)  # type: ignore[operator]  # whatever the script set, as Python does
     except _SystemExit as stop:
         return exit_status(stop)
     except _BaseException as failed:

@@ -100,7 +100,7 @@ def _stamp(row: Language, runtime: str) -> list:
     if row.version:
         program = row.argv(row.version, runtime, 1024)[0]
         paths.append(shutil.which(program, path="/usr/bin:/bin") or program)
-    stamp = []
+    stamp: list[list[str | int]] = []
     for path in paths:
         try:
             st = os.stat(path)

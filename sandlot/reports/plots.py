@@ -92,7 +92,7 @@ def run_time_plot(summary: dict[str, Any]) -> bytes:
     ax = fig.subplots()
     low, high = min(times), max(times)
     if high / low > 100:
-        edges = [low * (high / low) ** (i / 30) for i in range(31)]
+        edges: list[float] | int = [low * (high / low) ** (i / 30) for i in range(31)]
         ax.set_xscale("log")
     else:
         edges = 30

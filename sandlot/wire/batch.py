@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import JsonDict
 
 from sandlot.wire.run import TestCaseIn
 from sandlot.wire.types import MemoryMB, NullableFiles, Seconds, one_of_required
@@ -18,7 +19,7 @@ from sandlot.wire.types import MemoryMB, NullableFiles, Seconds, one_of_required
 CheckerMode = Literal["lines", "exact", "whitespace", "case", "float", "sandboxfusion", "verl"]
 # What the item's validators and the judge check, stated for the schema's readers: a program
 # (code or completion) and at least one form of tests.
-_ITEM_SCHEMA = {"allOf": [
+_ITEM_SCHEMA: JsonDict = {"allOf": [
     one_of_required(("code",), ("completion",)),
     one_of_required(("test_cases",), ("ground_truth",), ("asserts",)),
 ]}  # fmt: skip

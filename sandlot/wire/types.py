@@ -9,9 +9,10 @@ that leaves the work dir (400), and the schema carries the pattern of a safe one
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
+from pydantic.json_schema import JsonDict
 
 # One path component: anything without '/' or NUL except "." and "..".
 _PART = r"(?:[^/.\x00][^/\x00]*|\.[^/.\x00][^/\x00]*|\.\.[^/\x00]+)"
@@ -24,7 +25,7 @@ Count = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(ge=1)]
 # SandboxFusion's -1 means "the server's default"; anything else is MiB, at least 1.
 MemoryMB = Literal[-1] | Positive
-_PATH_SCHEMA = {"minLength": 1, "pattern": PATH_PATTERN}
+_PATH_SCHEMA: JsonDict = {"minLength": 1, "pattern": PATH_PATTERN}
 RelPath = Annotated[
     str,
     Field(min_length=1, json_schema_extra=_PATH_SCHEMA,
@@ -39,7 +40,7 @@ NullableFiles = Annotated[dict[_Key, Base64 | None], _KEYS]  # null entries are 
 NonBlank = Annotated[str, Field(json_schema_extra={"pattern": r"\S"})]
 
 
-def one_of_required(*groups: tuple[str, ...]) -> dict[str, Any]:
+def one_of_required(*groups: tuple[str, ...]) -> JsonDict:
     """JSON schema: at least one of `groups` is given in full, with no null in it (what a
     model validator checks, stated for the schema's readers)."""
     return {

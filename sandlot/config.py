@@ -1,7 +1,8 @@
-"""Settings: one table of (name, default, help), overridable by a TOML file and SANDLOT_* variables.
+"""Settings: each a field of `Config` with its default, help and range, overridable by a TOML file
+and SANDLOT_* variables; `SETTINGS` is the table of them, read off `Config`.
 
 Request limits come in pairs: a default used when a request does not say, and a server maximum
-that no request may exceed.
+that no request may exceed. Both settings of a pair come from the limit's row in sandlot.limits.
 """
 
 from __future__ import annotations
@@ -13,13 +14,22 @@ import os
 import pwd
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from sandlot.errors import SandlotError
+from sandlot.limits import (
+    COMPILE_TIMEOUT,
+    MEMORY,
+    REQUEST_LIMITS,
+    RUN_TIMEOUT,
+    SESSION_IDLE_TIMEOUT,
+    SESSION_LIFETIME,
+    MiB,
+    RequestLimit,
+)
 
-MiB = 1 << 20
 _BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
@@ -40,276 +50,197 @@ class Setting:
         return f"SANDLOT_{self.name.upper()}"
 
 
-POSITIVE = {"gt": 0}
-COUNT = {"ge": 1}
 AUTO = 0  # `workers = 0`: as many as the slots need (see `workers_for`)
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting("host", "127.0.0.1", "address the server binds to"),
-    Setting("port", 8080, "port the server listens on", ge=1, le=65535),
-    Setting(
-        "allowed_hosts",
+
+def setting(
+    default: Any,
+    help: str,
+    choices: tuple[str, ...] = (),
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+) -> Any:
+    """A field of `Config` that is a setting: its default, help and range (see `Setting`)."""
+    return field(
+        default=default,
+        metadata={"setting": {"help": help, "choices": choices, "ge": ge, "gt": gt, "le": le}},
+    )
+
+
+def default_of(limit: RequestLimit) -> Any:
+    """The setting of a request limit's default."""
+    return setting(limit.default, limit.help, ge=limit.ge, gt=limit.gt)
+
+
+def maximum_of(limit: RequestLimit) -> Any:
+    """The setting of a request limit's server maximum."""
+    return setting(limit.maximum, limit.max_help, ge=limit.ge, gt=limit.gt)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The settings, each declared once here: its type, default, help and range (`setting`).
+
+    The limits a request may ask for take both settings from their row in sandlot.limits.
+    """
+
+    host: str = setting("127.0.0.1", "address the server binds to")
+    port: int = setting(8080, "port the server listens on", ge=1, le=65535)
+    allowed_hosts: str = setting(
         "",
         "comma-separated host names the server answers to besides its addresses and localhost "
         "(a guard against DNS rebinding); * for any",
-    ),
-    Setting(
-        "forwarded_allow_ips",
+    )
+    forwarded_allow_ips: str = setting(
         "",
         "comma-separated addresses or networks (10.0.0.0/8) of proxies whose X-Forwarded-For "
         "and X-Forwarded-Proto are believed; none: a request's client is its socket's peer, "
         "whatever its headers say; * for any peer (only behind a proxy nothing else reaches)",
-    ),
-    Setting(
-        "workers",
+    )
+    workers: int = setting(
         AUTO,
         "server processes on the port, each with its share of the slots; 0: one per 16 slots",
         ge=0,
         le=256,
-    ),
-    Setting(
-        "api_keys",
+    )
+    api_keys: str = setting(
         "",
         "comma-separated keys a request must carry (Authorization: Bearer KEY or X-Auth-Token: "
         "KEY); none: no key asked",
-    ),
-    Setting("api_keys_file", "", "a file of more keys, one a line (# starts a comment)"),
-    Setting("metrics_open", False, "serve GET /metrics without a key even when keys are set"),
-    Setting(
-        "insecure",
+    )
+    api_keys_file: str = setting("", "a file of more keys, one a line (# starts a comment)")
+    metrics_open: bool = setting(False, "serve GET /metrics without a key even when keys are set")
+    insecure: bool = setting(
         False,
         "allow binding an address other than loopback with no api_keys (anyone who reaches "
         "the port can run code)",
-    ),
-    Setting(
-        "log_format",
+    )
+    log_format: str = setting(
         "auto",
         "auto (text on a terminal, JSON lines otherwise), json or text",
-        ("auto", "json", "text"),
-    ),
-    Setting(
-        "log_level", "info", "least severe log level written", ("debug", "info", "warning", "error")
-    ),
-    Setting(
-        "shutdown_grace",
-        30.0,
-        "seconds SIGTERM waits for runs in flight before cancelling them",
-        ge=0,
-        le=3600,
-    ),
-    Setting(
-        "drain_seconds",
+        choices=("auto", "json", "text"),
+    )
+    log_level: str = setting(
+        "info", "least severe log level written", choices=("debug", "info", "warning", "error")
+    )
+    shutdown_grace: float = setting(
+        30.0, "seconds SIGTERM waits for runs in flight before cancelling them", ge=0, le=3600
+    )
+    drain_seconds: float = setting(
         0.0,
         "seconds after SIGTERM during which the server still answers (GET /health says 503, "
         "so a load balancer stops sending) before it stops accepting",
         ge=0,
         le=3600,
-    ),
-    Setting("warm_python", True, "run Python in forks of a warm interpreter (same box, faster)"),
-    Setting(
-        "boxes",
+    )
+    warm_python: bool = setting(
+        True, "run Python in forks of a warm interpreter (same box, faster)"
+    )
+    boxes: str = setting(
         "zygote",
         "who builds a run's box: zygote (a root helper per slot, one box ahead) or bwrap",
-        ("zygote", "bwrap"),
-    ),
-    Setting(
-        "reuse_netns",
+        choices=("zygote", "bwrap"),
+    )
+    reuse_netns: bool = setting(
         True,
         "a box is built in its slot's last network namespace when the run there left it as it "
         "was made (no packet, socket or counter of its own): ~1-2 ms of CPU less per run",
-    ),
-    Setting(
-        "slot_cpus",
+    )
+    slot_cpus: str = setting(
         "auto",
         "the CPUs each slot's runs are kept to: auto (slot k gets every n-th CPU the server may "
         "use from the k-th, n the slots), none (the kernel places runs), or a CPU list per "
         "slot, ';' between them (0-3;4-7)",
-    ),
-    Setting(
-        "slots",
-        os.cpu_count() or 1,
-        "runs at the same time (one spawner and uid each)",
-        ge=1,
-        le=4096,
-    ),
-    Setting(
-        "queue_size", 256, "requests that may wait for a slot; beyond it the answer is 504", ge=0
-    ),
-    Setting("queue_timeout", 60.0, "seconds a request may wait for a slot before a 504", gt=0),
-    Setting(
-        "uid_base",
+    )
+    slots: int = setting(
+        os.cpu_count() or 1, "runs at the same time (one spawner and uid each)", ge=1, le=4096
+    )
+    queue_size: int = setting(
+        256, "requests that may wait for a slot; beyond it the answer is 504", ge=0
+    )
+    queue_timeout: float = setting(60.0, "seconds a request may wait for a slot before a 504", gt=0)
+    uid_base: int = setting(
         61000,
         "uid of slot 0; slot k runs as uid_base + k (no user of this machine may have one)",
         ge=1000,
         le=2**31 - 1,
-    ),
-    Setting("bwrap", "/usr/bin/bwrap", "the bubblewrap binary"),
-    Setting("state_dir", "/run/sandlot", "where the jail keeps per-slot work dirs"),
-    Setting(
-        "runtime_dir", "/opt/sandlot", "sandbox runtimes (Python, Go, ...) made by `sandlot setup`"
-    ),
-    Setting(
-        "maven_repository",
+    )
+    bwrap: str = setting("/usr/bin/bwrap", "the bubblewrap binary")
+    state_dir: str = setting("/run/sandlot", "where the jail keeps per-slot work dirs")
+    runtime_dir: str = setting(
+        "/opt/sandlot", "sandbox runtimes (Python, Go, ...) made by `sandlot setup`"
+    )
+    maven_repository: str = setting(
         "",
         "a Maven repository URL `sandlot setup` fetches the JVM rows' jars from (a mirror of "
         "Maven Central); empty: Maven Central",
-    ),
-    Setting(
-        "goproxy",
+    )
+    goproxy: str = setting(
         "",
         "the GOPROXY `sandlot setup` downloads the Go rows' modules through (a mirror); "
         "empty: Go's default",
-    ),
-    Setting(
-        "cargo_registry",
+    )
+    cargo_registry: str = setting(
         "",
         "a cargo registry's index URL (sparse+https://...) `sandlot setup` vendors the rust "
         "row's crates from instead of crates.io; empty: crates.io",
-    ),
-    Setting("run_timeout", 10.0, "default wall-clock seconds of a run", **POSITIVE),
-    Setting("max_run_timeout", 300.0, "largest run_timeout a request may ask for", **POSITIVE),
-    Setting("compile_timeout", 10.0, "default wall-clock seconds of a compile step", **POSITIVE),
-    Setting(
-        "max_compile_timeout", 300.0, "largest compile_timeout a request may ask for", **POSITIVE
-    ),
-    Setting("memory_mb", 1024, "default memory limit of a run in MiB (memory cgroup)", **COUNT),
-    Setting("max_memory_mb", 8192, "largest memory_limit_MB a request may ask for", **COUNT),
-    Setting("pids", 256, "processes and threads one run may have", **COUNT),
-    Setting("output_bytes", 8 * MiB, "cap per output stream; past it the run is stopped", **COUNT),
-    Setting("disk_bytes", 256 * MiB, "size of a run's work dir (tmpfs)", ge=MiB),
-    Setting(
-        "tmp_bytes", 64 * MiB, "size of a run's /tmp and of its /dev/shm (each a tmpfs)", ge=MiB
-    ),
-    Setting("open_files", 1024, "open files per process", ge=16),
-    Setting("max_code_bytes", 4 * MiB, "largest `code` a request may send", **COUNT),
-    Setting(
-        "max_files_bytes", 64 * MiB, "largest total of `files` (decoded) a request may send", ge=0
-    ),
-    Setting("max_test_cases", 1000, "most test cases in one request", **COUNT),
-    Setting("max_batch_items", 10_000, "most items in one /run_batch request", **COUNT),
-    Setting(
-        "max_batch_cases", 20_000, "most test cases, all items together, in one /run_batch", **COUNT
-    ),
-    Setting("max_batch_bytes", 32 * MiB, "largest /run_batch request body", **COUNT),
-    Setting("dataset_dir", "", "a directory of *.jsonl user datasets for the judge (see docs)"),
-    Setting("coder_roots", "", "colon-separated directories POST /code may edit; none: no /code"),
-    Setting(
-        "coder_jobs", 2, "most POST /code jobs at once; past it the answer is 504 (retry)", **COUNT
-    ),
-    Setting("session_max", 64, "live sessions at most; past it creating one answers 429", **COUNT),
-    Setting(
-        "session_per_client",
-        0,
-        "live sessions one client (API key and address) may hold (0: no cap)",
-        ge=0,
-    ),
-    Setting(
-        "session_pool", 2, "Python kernels kept started, so a session or notebook starts fast", ge=0
-    ),
-    Setting("session_uid_base", 62000, "uid of the first live box (sessions, notebooks)", ge=1000),
-    Setting("session_idle_timeout", 300.0, "default seconds a session may sit unused", **POSITIVE),
-    Setting(
-        "max_session_idle_timeout", 3600.0, "largest idle_timeout a session may ask for", **POSITIVE
-    ),
-    Setting(
-        "session_lifetime", 3600.0, "default seconds a session lives, however busy", **POSITIVE
-    ),
-    Setting("max_session_lifetime", 86400.0, "largest lifetime a session may ask for", **POSITIVE),
-    Setting(
-        "session_cpu_seconds", 3600.0, "CPU seconds a session may use over its life", **POSITIVE
-    ),
-    Setting("session_disk_bytes", 256 * MiB, "size of a session's work dir (tmpfs)", ge=MiB),
-    Setting("mcp_connections", 256, "MCP clients connected to /mcp at once, at most", ge=1),
-    Setting(
-        "mcp_idle_timeout",
+    )
+    run_timeout: float = default_of(RUN_TIMEOUT)
+    max_run_timeout: float = maximum_of(RUN_TIMEOUT)
+    compile_timeout: float = default_of(COMPILE_TIMEOUT)
+    max_compile_timeout: float = maximum_of(COMPILE_TIMEOUT)
+    memory_mb: int = default_of(MEMORY)
+    max_memory_mb: int = maximum_of(MEMORY)
+    pids: int = setting(256, "processes and threads one run may have", ge=1)
+    output_bytes: int = setting(8 * MiB, "cap per output stream; past it the run is stopped", ge=1)
+    disk_bytes: int = setting(256 * MiB, "size of a run's work dir (tmpfs)", ge=MiB)
+    tmp_bytes: int = setting(
+        64 * MiB, "size of a run's /tmp and of its /dev/shm (each a tmpfs)", ge=MiB
+    )
+    open_files: int = setting(1024, "open files per process", ge=16)
+    max_code_bytes: int = setting(4 * MiB, "largest `code` a request may send", ge=1)
+    max_files_bytes: int = setting(
+        64 * MiB, "largest total of `files` (decoded) a request may send", ge=0
+    )
+    max_test_cases: int = setting(1000, "most test cases in one request", ge=1)
+    max_batch_items: int = setting(10_000, "most items in one /run_batch request", ge=1)
+    max_batch_cases: int = setting(
+        20_000, "most test cases, all items together, in one /run_batch", ge=1
+    )
+    max_batch_bytes: int = setting(32 * MiB, "largest /run_batch request body", ge=1)
+    dataset_dir: str = setting("", "a directory of *.jsonl user datasets for the judge (see docs)")
+    coder_roots: str = setting(
+        "", "colon-separated directories POST /code may edit; none: no /code"
+    )
+    coder_jobs: int = setting(
+        2, "most POST /code jobs at once; past it the answer is 504 (retry)", ge=1
+    )
+    session_max: int = setting(64, "live sessions at most; past it creating one answers 429", ge=1)
+    session_per_client: int = setting(
+        0, "live sessions one client (API key and address) may hold (0: no cap)", ge=0
+    )
+    session_pool: int = setting(
+        2, "Python kernels kept started, so a session or notebook starts fast", ge=0
+    )
+    session_uid_base: int = setting(
+        62000, "uid of the first live box (sessions, notebooks)", ge=1000
+    )
+    session_idle_timeout: float = default_of(SESSION_IDLE_TIMEOUT)
+    max_session_idle_timeout: float = maximum_of(SESSION_IDLE_TIMEOUT)
+    session_lifetime: float = default_of(SESSION_LIFETIME)
+    max_session_lifetime: float = maximum_of(SESSION_LIFETIME)
+    session_cpu_seconds: float = setting(
+        3600.0, "CPU seconds a session may use over its life", gt=0
+    )
+    session_disk_bytes: int = setting(256 * MiB, "size of a session's work dir (tmpfs)", ge=MiB)
+    mcp_connections: int = setting(256, "MCP clients connected to /mcp at once, at most", ge=1)
+    mcp_idle_timeout: float = setting(
         600.0,
         "seconds an MCP connection may sit unused before it (and the sessions it opened) ends",
-        **POSITIVE,
-    ),
-    Setting("languages", "", "languages `sandlot setup` installs, comma-separated (empty: all)"),
-)
-# Variables read from the environment that are not settings of the server: the config file
-# itself, and what the client and the coder route read where no config file is at hand.
-VARIABLES: dict[str, str] = {
-    "SANDLOT_CONFIG": "the TOML config file (like --config)",
-    "SANDLOT_API_KEY": "the key the client (sandlot eval --server, sandlot.Client) sends",
-    "SANDLOT_CODER_MODEL": "the model `sandlot code` and POST /code use when none is given",
-    "SANDLOT_AIDER": "the aider executable (default: sandlot's own venv, then PATH)",
-}
-_BY_NAME = {s.name: s for s in SETTINGS}
-_KNOWN_VARIABLES = frozenset({s.env for s in SETTINGS} | set(VARIABLES))
-# A request default may not exceed its maximum.
-_PAIRS = (("run_timeout", "max_run_timeout"), ("compile_timeout", "max_compile_timeout"),
-          ("memory_mb", "max_memory_mb"), ("session_idle_timeout", "max_session_idle_timeout"),
-          ("session_lifetime", "max_session_lifetime"))  # fmt: skip
-SLOTS_PER_WORKER = 16  # slots one server process parses and routes for (docs/operations.md)
-MIN_KEY_CHARS = 16
-MAX_KEY_CHARS = 4096
-LOOPBACK_NAMES = ("localhost",)
-
-
-@dataclass(frozen=True, slots=True)
-class Config:
-    host: str
-    port: int
-    allowed_hosts: str
-    forwarded_allow_ips: str
-    workers: int
-    api_keys: str
-    api_keys_file: str
-    metrics_open: bool
-    insecure: bool
-    log_format: str
-    log_level: str
-    shutdown_grace: float
-    drain_seconds: float
-    warm_python: bool
-    boxes: str
-    reuse_netns: bool
-    slot_cpus: str
-    slots: int
-    queue_size: int
-    queue_timeout: float
-    uid_base: int
-    bwrap: str
-    state_dir: str
-    runtime_dir: str
-    maven_repository: str
-    goproxy: str
-    cargo_registry: str
-    run_timeout: float
-    max_run_timeout: float
-    compile_timeout: float
-    max_compile_timeout: float
-    memory_mb: int
-    max_memory_mb: int
-    pids: int
-    output_bytes: int
-    disk_bytes: int
-    tmp_bytes: int
-    open_files: int
-    max_code_bytes: int
-    max_files_bytes: int
-    max_test_cases: int
-    max_batch_items: int
-    max_batch_cases: int
-    max_batch_bytes: int
-    dataset_dir: str
-    coder_roots: str
-    coder_jobs: int
-    session_max: int
-    session_per_client: int
-    session_pool: int
-    session_uid_base: int
-    session_idle_timeout: float
-    max_session_idle_timeout: float
-    session_lifetime: float
-    max_session_lifetime: float
-    session_cpu_seconds: float
-    session_disk_bytes: int
-    mcp_connections: int
-    mcp_idle_timeout: float
-    languages: str
+        gt=0,
+    )
+    languages: str = setting("", "languages `sandlot setup` installs, comma-separated (empty: all)")
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **overrides: Any) -> Config:
@@ -388,6 +319,29 @@ class Config:
         """Uids of live boxes (sessions, notebooks, kernels in the pool) one process may hold
         at once, from `session_uid_base` on: every session, the pool, and two notebooks a slot."""
         return self.session_max + self.session_pool + 2 * self.slots
+
+
+SETTINGS: tuple[Setting, ...] = tuple(
+    Setting(f.name, f.default, **f.metadata["setting"]) for f in fields(Config)
+)
+# Variables read from the environment that are not settings of the server: the config file
+# itself, and what the client and the coder route read where no config file is at hand.
+VARIABLES: dict[str, str] = {
+    "SANDLOT_CONFIG": "the TOML config file (like --config)",
+    "SANDLOT_API_KEY": "the key the client (sandlot eval --server, sandlot.Client) sends",
+    "SANDLOT_CODER_MODEL": "the model `sandlot code` and POST /code use when none is given",
+    "SANDLOT_AIDER": "the aider executable (default: sandlot's own venv, then PATH)",
+}
+_BY_NAME = {s.name: s for s in SETTINGS}
+_KNOWN_VARIABLES = frozenset({s.env for s in SETTINGS} | set(VARIABLES))
+SLOTS_PER_WORKER = 16  # slots one server process parses and routes for (docs/operations.md)
+MIN_KEY_CHARS = 16
+MAX_KEY_CHARS = 4096
+LOOPBACK_NAMES = ("localhost",)
+
+
+# A request default may not exceed its maximum.
+_PAIRS = tuple((limit.setting, limit.max_setting) for limit in REQUEST_LIMITS)
 
 
 def split(total: int, parts: int) -> list[int]:

@@ -29,6 +29,9 @@ class RequestLimit:
     jail: str = ""  # the field of the jail's `Limits` it fills; "": a session's own clock
     scale: int = 1  # jail units per unit
     asker: str = "a request"  # who may ask for it (the maximum's help)
+    # SandboxFusion's memory_limit_MB: -1 ("unlimited"), like 0 or absent, asks for the default;
+    # any other limit must be positive.
+    zero_or_less_is_default: bool = False
 
     @property
     def max_setting(self) -> str:
@@ -37,6 +40,10 @@ class RequestLimit:
     @property
     def max_help(self) -> str:
         return f"largest {self.field} {self.asker} may ask for"
+
+    def pick(self, asked: float | None, default: float) -> float:
+        """What a request gets: what it asked for (already checked), else the default."""
+        return asked if asked is not None and asked > 0 else default
 
     # Each setting's own range: a time above 0, a size of at least one unit.
     @property
@@ -59,6 +66,7 @@ COMPILE_TIMEOUT = RequestLimit(
 MEMORY = RequestLimit(
     "memory_limit_MB", "memory_mb", 1024, 8192, "MiB",
     "default memory limit of a run in MiB (memory cgroup)", jail="memory", scale=MiB,
+    zero_or_less_is_default=True,
 )  # fmt: skip
 SESSION_IDLE_TIMEOUT = RequestLimit(
     "idle_timeout", "session_idle_timeout", 300.0, 3600.0, "seconds",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 from dataclasses import dataclass, field
 
 from sandlot import telemetry
@@ -21,11 +20,13 @@ from sandlot.executor.admission import Admission, Lane
 from sandlot.executor.cache import Build, CompileCache, build_key
 from sandlot.executor.compare import Checker
 from sandlot.executor.guards import Seal
+from sandlot.executor.limits import asked_of, check_asked, limits_for
 from sandlot.executor.results import CaseResult, Execution, TestRun, describe
 from sandlot.executor.shell import shell_spec
 from sandlot.jail import Jail, Limits, Outcome, RunSpec
 from sandlot.jail.workdir import safe_relpath
 from sandlot.languages import Language, Registry
+from sandlot.limits import COMPILE_TIMEOUT, MEMORY, RUN_TIMEOUT, RequestLimit
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,32 +82,14 @@ class Executor:
             raise TooLarge(f"files total more than the {cfg.max_files_bytes} bytes allowed")
         for name in (*req.files, *req.fetch):
             safe_relpath(name)
-        for value, limit, what in (
-            (req.run_timeout, cfg.max_run_timeout, "run_timeout"),
-            (req.compile_timeout, cfg.max_compile_timeout, "compile_timeout"),
-            (req.memory_mb, cfg.max_memory_mb, "memory_limit_MB"),
-        ):
-            if value is not None and not math.isfinite(value):
-                raise InvalidRequest(f"{what} must be a finite number, got {value!r}")
-            if value is not None and value > limit:
-                raise InvalidRequest(
-                    f"{what}={value:g} is above this server's maximum of {limit:g}"
-                )
-            if value is not None and value <= 0 and what != "memory_limit_MB":
-                raise InvalidRequest(f"{what} must be positive, got {value:g}")
+        check_asked(cfg, asked_of(req))
         return row
 
-    def _limits(self, row: Language, timeout: float, memory_mb: int) -> Limits:
-        cfg = self.config
-        return Limits(
-            wall_time=timeout,
-            cpu_time=timeout + 1,
-            memory=memory_mb << 20,
-            pids=max(cfg.pids, row.pids),
-            output=cfg.output_bytes,
-            open_files=cfg.open_files,
-            file_size=cfg.disk_bytes,
-        )
+    def _limits(
+        self, row: Language, timeout: float, memory_mb: int, time: RequestLimit = RUN_TIMEOUT
+    ) -> Limits:
+        asked = {time.setting: timeout, MEMORY.setting: memory_mb}
+        return limits_for(self.config, asked, time=time, pids=max(self.config.pids, row.pids))
 
     def _memory_mb(self, req: CodeRequest) -> int:
         # SandboxFusion's -1 ("unlimited") and absent both mean the server default.
@@ -180,7 +163,7 @@ class Executor:
         timeout = req.compile_timeout or self.config.compile_timeout
         spec = self._spec(
             row, row.compile, memory_mb, files=files, fetch=row.artifacts,
-            limits=self._limits(row, timeout, max(memory_mb, 1024)),
+            limits=self._limits(row, timeout, max(memory_mb, 1024), COMPILE_TIMEOUT),
             any_cpu=True,  # a compiler's threads (the JVM's: kotlinc ~1/4 slower on one CPU)
         )  # fmt: skip
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest
-from sandlot.jail import Limits, RunSpec
+from sandlot.executor.limits import limits_for
+from sandlot.jail import RunSpec
 from sandlot.languages import Registry
 from sandlot.languages.native import RUST_BIN
+from sandlot.limits import RUN_TIMEOUT
 
 
 def shell_spec(
@@ -32,11 +34,7 @@ def shell_spec(
     env["PATH"] = (
         f"{runtime}/python/bin:{runtime}/go/bin:{RUST_BIN.format(runtime=runtime)}:/usr/bin:/bin"
     )
-    limits = Limits(
-        wall_time=timeout, cpu_time=timeout + 1, memory=config.memory_mb << 20,
-        pids=max(config.pids, 256), output=config.output_bytes, open_files=config.open_files,
-        file_size=config.disk_bytes,
-    )  # fmt: skip
+    limits = limits_for(config, {RUN_TIMEOUT.setting: timeout}, pids=max(config.pids, 256))
     return RunSpec(
         argv=("/bin/bash", "-c", cmd), files=files, env=env,
         ro_binds=tuple(dict.fromkeys(binds)), limits=limits, any_cpu=True,  # a test suite

@@ -28,10 +28,12 @@ from pathlib import Path
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailUnavailable, SessionEnded, TooManySessions
 from sandlot.errors import NotFound as _NotFound
-from sandlot.jail import Jail, Limits, RunSpec
+from sandlot.executor.limits import limits_for
+from sandlot.jail import Jail, RunSpec
 from sandlot.jail.bwrap import hidden_in_a_box
 from sandlot.jail.live import LiveBoxes, LiveConfig
 from sandlot.languages import Registry
+from sandlot.limits import MEMORY, SESSION_LIFETIME, MiB
 from sandlot.sessions import box
 from sandlot.sessions.pool import WarmPool
 from sandlot.sessions.session import Session, SessionLimits
@@ -278,15 +280,13 @@ class SessionManager:
             argv=(self._python, AGENT, language),
             env=env,
             ro_binds=(*row.resolved_binds(cfg.runtime_dir), str(Path(AGENT).parent)),
-            limits=Limits(
-                wall_time=limits.lifetime,
+            limits=limits_for(
+                cfg,
+                {SESSION_LIFETIME.setting: limits.lifetime, MEMORY.setting: limits.memory // MiB},
+                time=SESSION_LIFETIME,
                 # A backstop only: the reaper ends the session at its CPU time (the cgroup's sum);
                 # a process's own limit must not end a kernel first, to be restarted afresh.
                 cpu_time=limits.cpu_time + CPU_BACKSTOP,
-                memory=limits.memory,
-                pids=cfg.pids,
-                output=cfg.output_bytes,
-                open_files=cfg.open_files,
                 file_size=cfg.session_disk_bytes,
             ),
             warm=True,

@@ -86,3 +86,5 @@ REQUEST_LIMITS: tuple[RequestLimit, ...] = (
 )
 # The limits a run (`/run_code`, a test case, a batch item, a judged program) may ask for.
 RUN_LIMITS: tuple[RequestLimit, ...] = (RUN_TIMEOUT, COMPILE_TIMEOUT, MEMORY)
+# The limits a session asks for when it is created (besides its memory, which a run's row holds).
+SESSION_LIMITS: tuple[RequestLimit, ...] = (SESSION_IDLE_TIMEOUT, SESSION_LIFETIME)

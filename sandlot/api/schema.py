@@ -13,11 +13,14 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
+from sandlot.limits import MEMORY, RUN_LIMITS, RUN_TIMEOUT, SESSION_LIMITS, RequestLimit
 from sandlot.service import Service
 from sandlot.sessions.manager import LANGUAGES as SESSION_LANGUAGES
 from sandlot.sessions.manager import MIN_MEMORY_MB
 
 Schema = dict[str, Any]
+# The request models that carry the limits of a run under their own names.
+RUN_REQUESTS = ("RunCodeRequest", "TestConfig", "BatchItem")
 
 
 def install(app: FastAPI, service: Service) -> None:
@@ -34,48 +37,39 @@ def install(app: FastAPI, service: Service) -> None:
 
 def state_limits(models: dict[str, Schema], service: Service) -> None:
     cfg = service.config
-    run, build = cfg.max_run_timeout, cfg.max_compile_timeout
-    memory = {"minimum": MIN_MEMORY_MB, "maximum": cfg.max_memory_mb}  # a kernel's own, and room
-    limits = {  # model -> field -> what to add to its (non-null) schema
+
+    def most(limit: RequestLimit) -> Schema:
+        return {"maximum": getattr(cfg, limit.max_setting)}
+
+    run = most(RUN_TIMEOUT)
+    memory = {"minimum": MIN_MEMORY_MB, **most(MEMORY)}  # a kernel's own, and room
+    limits: dict[str, dict[str, Schema]] = {  # model -> field -> what to add to its schema
         "RunCodeRequest": {
             "code": {"maxLength": cfg.max_code_bytes},
             "language": {"enum": sorted(service.registry.names)},
-            "compile_timeout": {"maximum": build},
-            "run_timeout": {"maximum": run},
-            "timeout": {"maximum": run},
-            "memory_limit_MB": {"maximum": cfg.max_memory_mb},
+            "timeout": run,
             "test_cases": {"maxItems": cfg.max_test_cases},
         },
-        "TestConfig": {
-            "compile_timeout": {"maximum": build},
-            "run_timeout": {"maximum": run},
-            "memory_limit_MB": {"maximum": cfg.max_memory_mb},
-        },
+        "TestConfig": {},
         "BatchItem": {
             "code": {"maxLength": cfg.max_code_bytes},
             "language": {"enum": sorted(service.registry.names)},
-            "compile_timeout": {"maximum": build},
-            "run_timeout": {"maximum": run},
-            "memory_limit_MB": {"maximum": cfg.max_memory_mb},
             "test_cases": {"maxItems": cfg.max_batch_cases},  # all items together, in fact
             "asserts": {"maxItems": cfg.max_batch_cases},
         },
         "RunBatchRequest": {"items": {"maxItems": cfg.max_batch_items}},
-        "RepoTestsRequest": {"timeout": {"maximum": run}},
-        "RunJupyterRequest": {
-            "cell_timeout": {"maximum": run},
-            "total_timeout": {"maximum": run},
-            "memory_limit_MB": memory,
-        },
+        "RepoTestsRequest": {"timeout": run},
+        "RunJupyterRequest": {"cell_timeout": run, "total_timeout": run, "memory_limit_MB": memory},
         "SessionCreate": {
             "language": {"enum": session_languages(service)},
-            "idle_timeout": {"maximum": cfg.max_session_idle_timeout},
-            "lifetime": {"maximum": cfg.max_session_lifetime},
+            **{limit.field: most(limit) for limit in SESSION_LIMITS},
             "memory_limit_MB": memory,
         },
-        "ExecuteRequest": {"code": {"maxLength": cfg.max_code_bytes}, "timeout": {"maximum": run}},
-        "CodeRequest": {"test_timeout": {"maximum": run}},
+        "ExecuteRequest": {"code": {"maxLength": cfg.max_code_bytes}, "timeout": run},
+        "CodeRequest": {"test_timeout": run},
     }
+    for model in RUN_REQUESTS:  # each takes every limit of a run, by its own name
+        limits[model].update({limit.field: most(limit) for limit in RUN_LIMITS})
     for model, fields in limits.items():
         for name, extra in fields.items():
             _constrain(models[model]["properties"][name], extra)

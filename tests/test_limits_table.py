@@ -8,13 +8,14 @@ import dataclasses
 import os
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
 from sandlot.api.app import create_app
 from sandlot.api.schema import RUN_REQUESTS
 from sandlot.config import SETTINGS, Config
-from sandlot.errors import InvalidRequest
+from sandlot.errors import InvalidRequest, SandlotError
 from sandlot.executor import CodeRequest
 from sandlot.executor.limits import asked_of, check_asked, limits_for
 from sandlot.jail import Limits
@@ -31,7 +32,9 @@ def odd_maximum(n: int, limit: RequestLimit) -> float | int:
     return type(limit.maximum)(limit.maximum // 2 + 7 + n)  # a float prints as sandlot shows it
 
 
-ODD = {limit.max_setting: odd_maximum(n, limit) for n, limit in enumerate(REQUEST_LIMITS)}
+ODD: dict[str, Any] = {
+    limit.max_setting: odd_maximum(n, limit) for n, limit in enumerate(REQUEST_LIMITS)
+}
 
 
 def test_config_is_the_settings_table() -> None:
@@ -49,8 +52,9 @@ def test_a_limit_gives_its_two_settings(limit: RequestLimit) -> None:
     assert (default.default, maximum.default) == (limit.default, limit.maximum)
     assert default.help == limit.help and limit.field in maximum.help
     assert limit.default <= limit.maximum
-    with pytest.raises(Exception, match=f"above {limit.max_setting}"):
-        Config.load(**{limit.setting: limit.maximum * 2})
+    above: dict[str, Any] = {limit.setting: limit.maximum * 2}
+    with pytest.raises(SandlotError, match=f"above {limit.max_setting}"):
+        Config.load(**above)
 
 
 def test_sandlot_config_shows_every_limit_as_set() -> None:
@@ -89,7 +93,8 @@ def test_the_openapi_schema_states_every_maximum() -> None:
 def test_a_run_limit_is_carried_and_checked(limit: RequestLimit) -> None:
     """A run's request carries the limit under its setting's name, and is refused above it."""
     cfg = Config(**ODD)
-    request = CodeRequest("python", "", **{limit.setting: ODD[limit.max_setting]})
+    asked: dict[str, Any] = {limit.setting: ODD[limit.max_setting]}
+    request = CodeRequest("python", "", **asked)
     check_asked(cfg, asked_of(request))  # the maximum itself is allowed
     above = {limit.setting: ODD[limit.max_setting] + 1}
     with pytest.raises(InvalidRequest, match=f"{limit.field}=.* above this server's maximum"):

@@ -16,9 +16,9 @@ from sandlot.api.app import create_app
 from sandlot.api.schema import RUN_REQUESTS
 from sandlot.config import SETTINGS, Config
 from sandlot.errors import InvalidRequest, SandlotError
-from sandlot.executor import CodeRequest
+from sandlot.executor import CodeRequest, Executor
 from sandlot.executor.limits import asked_of, check_asked, limits_for
-from sandlot.jail import Limits
+from sandlot.jail import Jail, Limits
 from sandlot.limits import REQUEST_LIMITS, RUN_LIMITS, RUN_TIMEOUT, RequestLimit
 from sandlot.service import Service
 from tests.conftest import ROOT
@@ -115,3 +115,16 @@ def test_a_limit_fills_its_jail_limit(limit: RequestLimit) -> None:
     assert filled == asked * limit.scale
     by_default = getattr(limits_for(cfg, {}, time=time), limit.jail)
     assert by_default == getattr(cfg, limit.setting) * limit.scale
+
+
+@pytest.mark.parametrize("limit", [r for r in RUN_LIMITS if r.jail], ids=lambda limit: limit.field)
+def test_a_run_limit_asked_reaches_the_jail(limit: RequestLimit) -> None:
+    """What a request asks for is what the box of its step gets (no box is started here)."""
+    config = Config()
+    executor = Executor(config, Jail(), Service(config).registry)  # a jail never started
+    row = executor.registry.get("python")
+    value = type(limit.default)(limit.default // 2 + 3)
+    asked: dict[str, Any] = {limit.setting: value}
+    time = limit if limit.jail == RUN_TIMEOUT.jail else RUN_TIMEOUT
+    limits = executor._limits(row, CodeRequest("python", "", **asked), time)
+    assert getattr(limits, limit.jail) == value * limit.scale

@@ -163,7 +163,7 @@ class _Batch:
         argv, files, secret = sealed_step(row, files, seal, run.case)
         spec = ex._spec(
             row, argv, memory_mb, files=files, stdin=run.stdin, fetch=run.fetch,
-            limits=ex._limits(row, req.run_timeout or ex.config.run_timeout, memory_mb),
+            limits=ex._limits(row, req),
         )  # fmt: skip
         outcome = await _whole(ex.run_box(spec, self.lane, row.name))
         return outcome, open_seal(outcome, secret) if seal else None

@@ -86,9 +86,17 @@ class Executor:
         return row
 
     def _limits(
-        self, row: Language, timeout: float, memory_mb: int, time: RequestLimit = RUN_TIMEOUT
+        self,
+        row: Language,
+        req: CodeRequest,
+        time: RequestLimit = RUN_TIMEOUT,
+        memory_mb: int | None = None,
     ) -> Limits:
-        asked = {time.setting: timeout, MEMORY.setting: memory_mb}
+        """The jail limits of a step of `req`, `time` the limit of its wall clock; `memory_mb`
+        instead of the request's (a compiler's, which needs its room)."""
+        asked = asked_of(req)
+        if memory_mb is not None:
+            asked[MEMORY.setting] = memory_mb
         return limits_for(self.config, asked, time=time, pids=max(self.config.pids, row.pids))
 
     def _memory_mb(self, req: CodeRequest) -> int:
@@ -160,10 +168,9 @@ class Executor:
         (in `lane`'s turn, if given)."""
         assert row.compile is not None
         memory_mb = self._memory_mb(req)
-        timeout = req.compile_timeout or self.config.compile_timeout
         spec = self._spec(
             row, row.compile, memory_mb, files=files, fetch=row.artifacts,
-            limits=self._limits(row, timeout, max(memory_mb, 1024), COMPILE_TIMEOUT),
+            limits=self._limits(row, req, COMPILE_TIMEOUT, max(memory_mb, 1024)),
             any_cpu=True,  # a compiler's threads (the JVM's: kotlinc ~1/4 slower on one CPU)
         )  # fmt: skip
 
@@ -221,7 +228,7 @@ class Executor:
         memory_mb = self._memory_mb(req)
         return self._spec(
             row, argv or row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
-            limits=self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb),
+            limits=self._limits(row, req),
         )  # fmt: skip
 
     async def run_step(self, req: CodeRequest) -> tuple[RunSpec, bytes | None] | None:
@@ -287,7 +294,7 @@ class Executor:
         self, row: Language, req: CodeRequest, files: dict[str, bytes], case: TestCase, lane: Lane
     ) -> CaseResult:
         memory_mb = self._memory_mb(req)
-        limits = self._limits(row, req.run_timeout or self.config.run_timeout, memory_mb)
+        limits = self._limits(row, req)
         expression = (case.input, case.expected) if case.input is not None else None
         seal = req.seal or (
             Seal(strict=req.strict, split=req.strict)

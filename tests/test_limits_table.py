@@ -13,6 +13,9 @@ from typing import Any
 import pytest
 
 from sandlot.api.app import create_app
+from sandlot.api.batch import _item as batch_item
+from sandlot.api.convert import code_request
+from sandlot.api.judge import judge_config
 from sandlot.api.schema import RUN_REQUESTS
 from sandlot.config import SETTINGS, Config
 from sandlot.errors import InvalidRequest, SandlotError
@@ -21,6 +24,9 @@ from sandlot.executor.limits import asked_of, check_asked, limits_for
 from sandlot.jail import Jail, Limits
 from sandlot.limits import REQUEST_LIMITS, RUN_LIMITS, RUN_TIMEOUT, RequestLimit
 from sandlot.service import Service
+from sandlot.wire import judge as judge_wire
+from sandlot.wire.batch import BatchItem
+from sandlot.wire.run import RunCodeRequest
 from tests.conftest import ROOT
 
 SETTING = {s.name: s for s in SETTINGS}
@@ -128,3 +134,17 @@ def test_a_run_limit_asked_reaches_the_jail(limit: RequestLimit) -> None:
     time = limit if limit.jail == RUN_TIMEOUT.jail else RUN_TIMEOUT
     limits = executor._limits(row, CodeRequest("python", "", **asked), time)
     assert getattr(limits, limit.jail) == value * limit.scale
+
+
+@pytest.mark.parametrize("limit", RUN_LIMITS, ids=lambda limit: limit.field)
+def test_a_run_limit_is_carried_from_every_run_request(limit: RequestLimit) -> None:
+    """/run_code, a /run_batch item and a /submit config carry it to the layer below."""
+    value = type(limit.default)(limit.default // 2 + 3)
+    wire: dict[str, Any] = {limit.field: value}
+    carried = [
+        code_request(RunCodeRequest(code="", language="python", **wire)),
+        batch_item(BatchItem(code="", **wire), 0),
+        judge_config(judge_wire.TestConfig(**wire)),
+    ]
+    for request in carried:
+        assert getattr(request, limit.setting) == value, type(request).__name__

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
-from sandlot.api.convert import decode_files
+from sandlot.api.convert import decode_files, run_limits
 from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
 from sandlot.errors import TooLarge
@@ -123,9 +123,8 @@ def _item(item: BatchItem, n: int) -> rewards.RewardItem:
     return rewards.RewardItem(
         id=n if item.id is None else item.id, language=item.language, code=item.code,
         completion=item.completion, files=decode_files(item.files),
-        compile_timeout=item.compile_timeout, run_timeout=item.run_timeout,
-        memory_mb=item.memory_limit_MB, test_cases=cases, ground_truth=item.ground_truth,
-        asserts=item.asserts, checker=item.checker, strict=item.strict,
+        test_cases=cases, ground_truth=item.ground_truth, asserts=item.asserts,
+        checker=item.checker, strict=item.strict, **run_limits(item),
     )  # fmt: skip
 
 

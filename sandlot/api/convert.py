@@ -6,6 +6,9 @@ import base64
 import binascii
 import os
 from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
 
 from sandlot.errors import InvalidRequest
 from sandlot.executor import (
@@ -18,6 +21,7 @@ from sandlot.executor import (
     command_status,
     return_code,
 )
+from sandlot.limits import RUN_LIMITS, RUN_TIMEOUT
 from sandlot.wire.run import (
     CaseOut,
     CommandRunResult,
@@ -43,17 +47,24 @@ def decode_files(files: Mapping[str, str | None] | None) -> dict[str, bytes]:
     return out
 
 
+def run_limits(model: BaseModel) -> dict[str, Any]:
+    """The run limits a request model carries under their wire names, by the names of their
+    settings (those of CodeRequest's, the judge's and the batch's fields)."""
+    return {limit.setting: getattr(model, limit.field) for limit in RUN_LIMITS}
+
+
 def code_request(req: RunCodeRequest) -> CodeRequest:
+    asked = run_limits(req)
+    if req.run_timeout is None:  # the simple shape's name
+        asked[RUN_TIMEOUT.setting] = req.timeout
     return CodeRequest(
         language=req.language,
         code=req.code,
         files=decode_files(req.files),
         stdin=(req.stdin or "").encode(),
-        compile_timeout=req.compile_timeout,
-        run_timeout=req.run_timeout if req.run_timeout is not None else req.timeout,
-        memory_mb=req.memory_limit_MB,
         fetch=tuple(req.fetch_files or ()),
         strict=bool(req.strict),
+        **asked,
     )
 
 

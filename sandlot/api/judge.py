@@ -48,12 +48,10 @@ def judge_config(cfg: TestConfig, language: str | None = None) -> JudgeConfig:
         language=cfg.language or language,
         locale=cfg.locale,
         is_fewshot=bool(cfg.is_fewshot),
-        compile_timeout=cfg.compile_timeout,
-        run_timeout=cfg.run_timeout,
-        memory_mb=cfg.memory_limit_MB,
         dataset_type=cfg.dataset_type,
         provided_data=cfg.provided_data,
         extra=dict(cfg.extra or {}),
+        **convert.run_limits(cfg),
     )
 
 

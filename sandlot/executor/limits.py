@@ -20,7 +20,7 @@ from sandlot.limits import REQUEST_LIMITS, RUN_LIMITS, RUN_TIMEOUT, RequestLimit
 Asked = Mapping[str, float | None]
 
 
-def asked_of(request: object) -> dict[str, float | None]:
+def asked_of(request: object) -> dict[str, Any]:
     """The run limits a request object asked for (its fields are named as their settings)."""
     return {limit.setting: getattr(request, limit.setting) for limit in RUN_LIMITS}
 

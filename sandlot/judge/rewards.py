@@ -31,6 +31,7 @@ from sandlot.config import Config
 from sandlot.errors import InvalidRequest, TooLarge
 from sandlot.executor import CodeRequest, Execution, Executor, Outcome, Seal, TestCase, Verdict
 from sandlot.executor.batch import Item, ItemOutcome, Run, run_batch
+from sandlot.executor.limits import asked_of
 from sandlot.executor.results import describe, verdict_of
 from sandlot.judge import guards, harnesses
 from sandlot.judge.assemble import PY_IMPORTS
@@ -282,9 +283,7 @@ def _json_value(value: Any) -> Any:
 def _request(plan: _Plan) -> CodeRequest:
     item = plan.item
     return CodeRequest(
-        language=item.language, code=plan.code or "", files=item.files,
-        compile_timeout=item.compile_timeout, run_timeout=item.run_timeout,
-        memory_mb=item.memory_mb,
+        language=item.language, code=plan.code or "", files=item.files, **asked_of(item)
     )  # fmt: skip
 
 

@@ -10,9 +10,16 @@ What a box holds alone, and what makes it gone when it is closed:
 - a uid from a range apart from the slots' (no two live boxes share one; a uid is handed out
   again only once its box's cgroup is empty and removed);
 - a cgroup (memory with no swap, pids, CPU accounting) under the jail's;
-- a size-capped tmpfs as its work dir, unmounted when it closes;
+- its work dir: a size-capped tmpfs, unmounted when it closes; or, with layers (layers.py), a
+  writable layer of its own over frozen layers it may share with other boxes (read-only);
 - its zygote, whose death (or the server's) kills the box's init, and with it the box's pid
   namespace and every process in it.
+
+With layers, a box's work dir can change under it while it runs: `seal` freezes what the box
+wrote and moves the box onto a new writable layer above it, `rebase` moves a box onto a new
+writable layer over given frozen layers (what it wrote is dropped). The box's zygote attaches
+the new work dir in the box's mount namespace; a process whose working directory (or a
+descriptor) is in the old one keeps it, read-only once sealed, until it changes directory.
 
 Live boxes are opened from one long-lived thread of their own: a zygote's parent-death signal
 fires when the thread that started it ends, so no worker thread may start one.
@@ -32,8 +39,9 @@ from pathlib import Path
 
 from sandlot.errors import JailError, JailUnavailable
 from sandlot.jail import workdir
-from sandlot.jail.bwrap import BoxLayout
+from sandlot.jail.bwrap import BOX_WORKDIR, BoxLayout
 from sandlot.jail.cgroups import Reading, SlotCgroup
+from sandlot.jail.layers import Frozen, Layers, Writable, clone_tree, unstack
 from sandlot.jail.pool import Jail
 from sandlot.jail.seccomp import compile_filter
 from sandlot.jail.spec import RunSpec
@@ -51,6 +59,8 @@ class LiveConfig:
     disk: int = 256 << 20  # work dir tmpfs of each box
     max_files: int = 16384  # its inodes
     python: str = ""  # the zygotes' interpreter; warm specs for it run in the zygote itself
+    layers: bool = False  # work dirs in layers (overlayfs), which boxes can seal and rebase
+    layer_owner: int = 0  # the uid layers store files as (no box's)
 
 
 @dataclass(slots=True)
@@ -76,6 +86,11 @@ class LiveBox:
         self._zygote: Zygote | None = None
         self._pidfd = -1
         self._lock = threading.Lock()
+        # Held while the work dir changes (and by file access and close, which use it): a
+        # thread of its own, so that `alive()` never sees a restack as the box closing.
+        self._restack = threading.Lock()
+        self.upper: Writable | None = None  # with layers: what the box writes
+        self.lowers: tuple[Frozen, ...] = ()  # and what it stacks it on, the top first
         self.closed = False
 
     # -- state -------------------------------------------------------------------------------
@@ -104,13 +119,73 @@ class LiveBox:
     # -- files (the box may change its work dir at any moment: see workdir.py) --------------
 
     def put_file(self, path: str, data: bytes) -> None:
-        workdir.put_file(self.workdir, path, data, self.uid, self.uid)
+        with self._restack:
+            workdir.put_file(self.workdir, path, data, self.uid, self.uid)
 
     def get_file(self, path: str, cap: int) -> bytes:
-        return workdir.get_file(self.workdir, path, cap)
+        with self._restack:
+            return workdir.get_file(self.workdir, path, cap)
 
     def read_back(self, names: tuple[str, ...], budget: int) -> dict[str, bytes]:
-        return workdir.read_back(self.workdir, names, budget)
+        with self._restack:
+            return workdir.read_back(self.workdir, names, budget)
+
+    # -- layers (with LiveConfig.layers) -----------------------------------------------------
+
+    def seal(self) -> Frozen:
+        """Freeze what the box wrote (its writable layer, read-only for good from now on) and
+        move the box onto a new writable layer over it: the frozen layer, to stack under other
+        boxes. LayerBusy (nothing changed) if a file in the work dir is open for writing."""
+        with self._restack:
+            upper = self._layered()
+            frozen = upper.seal()
+            try:
+                self._move((frozen, *self.lowers))
+            except BaseException:
+                upper.unseal()
+                raise
+            return frozen
+
+    def rebase(self, lowers: tuple[Frozen, ...]) -> None:
+        """Move the box onto a new writable layer over `lowers` (the top first); what it wrote
+        so far is dropped."""
+        with self._restack:
+            old = self._layered()
+            self._move(lowers)
+            old.discard()
+
+    def _layered(self) -> Writable:
+        if self.upper is None or self.closed:
+            raise JailError("this box has no layers" if not self.closed else "the box is closed")
+        return self.upper
+
+    def _move(self, lowers: tuple[Frozen, ...]) -> None:
+        """A new writable layer over `lowers`, attached as the box's work dir; the old work dir
+        detached on the host (the caller decides what becomes of its writable layer)."""
+        layers, zygote = self._boxes.layers, self._zygote
+        assert layers is not None
+        if zygote is None:
+            raise JailError("the box is not running")
+        upper = layers.writable()
+        try:
+            merged = layers.stack(lowers, upper, self.uid)
+            try:
+                tree = clone_tree(merged)
+                try:
+                    zygote.attach(BOX_WORKDIR, tree)
+                finally:
+                    os.close(tree)
+            except BaseException:
+                unstack(merged)
+                raise
+        except OSError as exc:
+            upper.discard()
+            raise JailError(f"cannot move the box onto new layers: {exc}") from exc
+        except BaseException:
+            upper.discard()
+            raise
+        unstack(self.workdir)
+        self.workdir, self.upper, self.lowers = merged, upper, lowers
 
     # -- ending ------------------------------------------------------------------------------
 
@@ -123,7 +198,7 @@ class LiveBox:
                     signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
 
     def close(self) -> None:
-        with self._lock:
+        with self._restack, self._lock:
             if self.closed:
                 return
             self.closed = True
@@ -156,6 +231,8 @@ class LiveBoxes:
         self._thread: ThreadPoolExecutor | None = None
         self._bpf = b""
         self.state = Path()
+        self.layers: Layers | None = None
+        self.layers_problem: str | None = "layers are off (LiveConfig.layers)"
 
     def start(self) -> LiveBoxes:
         jail, cfg = self.jail, self.config
@@ -177,6 +254,13 @@ class LiveBoxes:
         except OSError as exc:
             raise JailUnavailable(f"cannot set up the live boxes' state: {exc}") from exc
         self._free = list(live)
+        if cfg.layers:
+            layers = Layers(self.state / "layers", cfg.layer_owner, cfg.disk, cfg.max_files)
+            try:
+                self.layers = layers.start(probe_uid=live.start)
+                self.layers_problem = None
+            except JailUnavailable as exc:  # sessions go on without; what needs layers says why
+                self.layers_problem = str(exc)
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-boxes")
         return self
 
@@ -187,24 +271,32 @@ class LiveBoxes:
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
+        if self.layers is not None:
+            self.layers.close()
+            self.layers = None
 
     @property
     def free(self) -> int:
         return len(self._free)
 
-    def open(self, spec: RunSpec) -> tuple[LiveBox, Pipes]:
+    def open(self, spec: RunSpec, lowers: tuple[Frozen, ...] = ()) -> tuple[LiveBox, Pipes]:
         """A new box running spec.argv with its stdio on pipes; blocks until it is built.
         `spec.files` are written into its work dir first; `spec.limits` hold its memory, pids
-        and rlimits (its wall time is the caller's to keep)."""
-        return self.submit(spec).result()
+        and rlimits (its wall time is the caller's to keep). With layers, its work dir is a
+        writable layer over `lowers` (the top first)."""
+        return self.submit(spec, lowers).result()
 
-    def submit(self, spec: RunSpec) -> Future[tuple[LiveBox, Pipes]]:
+    def submit(
+        self, spec: RunSpec, lowers: tuple[Frozen, ...] = ()
+    ) -> Future[tuple[LiveBox, Pipes]]:
         """`open`, as a future (asyncio waits for it with asyncio.wrap_future)."""
         if self._thread is None:
             raise JailUnavailable("the live boxes are not started")
-        return self._thread.submit(self._open, spec)
+        if lowers and self.layers is None:
+            raise JailUnavailable(f"a box cannot stack layers: {self.layers_problem}")
+        return self._thread.submit(self._open, spec, lowers)
 
-    def _open(self, spec: RunSpec) -> tuple[LiveBox, Pipes]:
+    def _open(self, spec: RunSpec, lowers: tuple[Frozen, ...]) -> tuple[LiveBox, Pipes]:
         with self._lock:
             if not self._free:
                 raise JailError(f"all {self.config.count} uids of live boxes are in use")
@@ -222,8 +314,13 @@ class LiveBoxes:
             self._live.add(box)
         try:
             box.set_memory(spec.limits.memory)
-            self._mount_work(work, uid)
-            workdir.write_files(str(work), spec.files, uid, uid)
+            if self.layers is not None:
+                box.upper = self.layers.writable()
+                box.workdir = self.layers.stack(lowers, box.upper, uid)
+                box.lowers = lowers
+            else:
+                self._mount_work(work, uid)
+            workdir.write_files(box.workdir, spec.files, uid, uid)
             pipes = self._start(box, spec)
         except BaseException:
             box.close()
@@ -307,7 +404,10 @@ class LiveBoxes:
         with contextlib.suppress(OSError):
             box.cgroup.remove()
         work = Path(box.workdir)
-        if os.path.ismount(work):
+        if box.upper is not None:
+            unstack(box.workdir)
+            box.upper.discard()
+        elif os.path.ismount(work):
             with contextlib.suppress(OSError):
                 workdir.unmount(str(work))
         with contextlib.suppress(OSError):

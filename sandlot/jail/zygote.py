@@ -38,16 +38,21 @@ stdout, stderr, setup-error pipe). A box with "reuse_net" set may be built in th
 namespace of the box before it, once that box's run is over and only if the run left it as it
 was made (see Networks): only one box at a time may use it, as a slot's runs do. For a run
 the zygote answers {"pid": pid} with a pidfd of the run's top process (the box's init, or the
-script's process) at once, {"status": wait-status} when it has ended (the zygote reaps it,
-and then the box), and {"released": true} once the box's mount namespace is gone (see
+script's process) at once; while the run goes on, {"attach": PATH} with one detached mount puts
+that mount at PATH in the box in place of what was there (a live box's work dir moved onto new
+layers: layers.py), answered {"attached": true} or {"error": why}; then {"status": wait-status}
+when it has ended (the zygote reaps it, and then the box), and {"released": true} once the
+box's mount namespace is gone (see
 Box.release), with the memory of its /tmp and /dev/shm.
 """
 
 import ctypes
+import errno
 import json
 import os
 import platform
 import resource
+import select
 import signal
 import socket
 import stat
@@ -65,8 +70,12 @@ DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 SETUP_FAILED = 126
 
 libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
 OWN_PID_NS = os.open("/proc/self/ns/pid", os.O_RDONLY)
 OWN_NET_NS = os.open("/proc/self/ns/net", os.O_RDONLY)
+OWN_MNT_NS = os.open("/proc/self/ns/mnt", os.O_RDONLY)
+# move_mount(2) and its flag (Linux 5.2; the same number on every architecture)
+SYS_MOVE_MOUNT, MOVE_MOUNT_F_EMPTY_PATH, AT_FDCWD = 429, 4, -100
 libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong,
                        ctypes.c_char_p]  # fmt: skip
 
@@ -223,6 +232,11 @@ class Templates:
         while len(self.by_key) > self.KEEP:
             self.by_key.pop(next(iter(self.by_key))).close()
         return template.fd
+
+    def clear(self):
+        """Drop every template (and the mounts they hold: a live box's old work dir)."""
+        while self.by_key:
+            self.by_key.popitem()[1].close()
 
 
 def drop_to(uid):
@@ -771,6 +785,11 @@ def serve(sock, bpf, init):
         if not msg:
             return
         req = json.loads(msg)
+        if "attach" in req:  # for a run that has ended meanwhile: there is no box to change
+            for fd in fds:
+                os.close(fd)
+            sock.send(b'{"error": "the run has ended"}')
+            continue
         box = req.get("prepare") or req["box"]
         if ahead is not None and ahead.key != json.dumps(box, sort_keys=True):
             ahead.discard()
@@ -799,9 +818,11 @@ def serve(sock, bpf, init):
         # the run: it can wait for the exit and kill without ever racing a reused pid.
         pidfd = os.pidfd_open(top)
         cost = json.loads(ready[5:]) if ready.startswith(b"ready") else {}
-        socket.send_fds(sock, [json.dumps({"pid": top, "cpu": cost}).encode()], [pidfd])
-        os.close(pidfd)
-        _, status = os.waitpid(top, 0)
+        try:
+            socket.send_fds(sock, [json.dumps({"pid": top, "cpu": cost}).encode()], [pidfd])
+            status = wait_run(sock, top, pidfd, this, boxes.templates)
+        finally:
+            os.close(pidfd)
         if top != this.pid:  # the script's box: what the script left goes with its init
             os.kill(this.pid, signal.SIGKILL)
             os.waitpid(this.pid, 0)
@@ -811,6 +832,52 @@ def serve(sock, bpf, init):
         sock.send(json.dumps({"status": status}).encode())
         this.release()
         sock.send(b'{"released": true}')  # the box's mounts and their memory are gone
+
+
+def wait_run(sock, top, pidfd, box, templates):
+    """The wait status of the run's top process once it has ended (reaped here). Meanwhile a
+    live box's mount may be replaced: {"attach": PATH} with a detached mount (open_tree) puts
+    that mount at PATH in the box, in place of what was there, which goes once nothing in the
+    box uses it (the templates, which hold it too, are dropped: a live box's zygote builds no
+    other box); answered {"attached": true}, or {"error": why}."""
+    while True:
+        ready, _, _ = select.select([pidfd, sock], [], [])
+        if pidfd in ready:
+            return os.waitpid(top, 0)[1]
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 4096, 1)
+        except ConnectionResetError:
+            msg, fds = b"", []
+        if not msg:  # the spawner is gone; nothing more comes
+            return os.waitpid(top, 0)[1]
+        try:
+            path = json.loads(msg)["attach"]
+            if len(fds) != 1 or box.mounts is None or not isinstance(path, str):
+                raise ValueError("an attach takes a path and one mount, in a box with a run")
+            templates.clear()
+            attach(box.mounts, path, fds[0])
+            answer = {"attached": True}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        finally:
+            for fd in fds:
+                os.close(fd)
+        sock.send(json.dumps(answer).encode())
+
+
+def attach(mounts, path, tree):
+    """In the mount namespace `mounts`: the mount at `path` detached (it goes once nothing uses
+    it), and the detached mount `tree` attached there instead."""
+    check(libc.setns(mounts, CLONE_NEWNS), "setns")
+    try:
+        where = path.encode()
+        if libc.umount2(where, MNT_DETACH) and ctypes.get_errno() != errno.EINVAL:
+            check(-1, f"detach {path}")  # EINVAL: nothing was mounted there
+        move = libc.syscall(SYS_MOVE_MOUNT, tree, b"", AT_FDCWD, where, MOVE_MOUNT_F_EMPTY_PATH)
+        check(-1 if move < 0 else 0, f"attach {path}")
+    finally:
+        if libc.setns(OWN_MNT_NS, CLONE_NEWNS):
+            os._exit(SETUP_FAILED)  # never go on inside a box's mount namespace
 
 
 class Preludes:

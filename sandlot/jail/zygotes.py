@@ -57,6 +57,7 @@ class Zygote:
         self.pid = self.proc.pid
         self.sock = ours
         self.owed = False  # a box's release, said after its status
+        self._status: int | None = None  # the run's, if it came in place of another answer
         try:
             if join is not None:
                 join(self.pid)
@@ -87,9 +88,21 @@ class Zygote:
         return pidfds[0], reply.get("cpu", {})
 
     def status(self) -> int:
-        status = int(self._recv()["status"])
+        status = self._status if self._status is not None else int(self._recv()["status"])
+        self._status = None
         self.owed = True
         return status
+
+    def attach(self, path: str, tree: int) -> None:
+        """Put the detached mount `tree` at `path` in the box of the run under way, in place of
+        what was there; OSError if the zygote could not, or the run has ended."""
+        socket.send_fds(self.sock, [json.dumps({"attach": path}).encode()], [tree])
+        reply = self._recv()
+        if "status" in reply:  # the run ended first: its status, for whoever asks for it
+            self._status = int(reply["status"])
+            reply = {"error": "the run has ended"}
+        if not reply.get("attached"):
+            raise OSError(reply.get("error") or "the zygote did not attach the mount")
 
     def settle(self) -> None:
         """Wait until the last run's box is gone with its mounts (what it held in /tmp is then

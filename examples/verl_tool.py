@@ -3,11 +3,15 @@
 verl's own SandboxFusionTool runs every call in a fresh process (`/run_code`), so a variable
 set in one turn is gone in the next. This tool keeps one session per trajectory: `create` opens
 it, `execute` runs the model's code there and returns what it printed (its value, its error)
-as the next observation, `release` deletes it. Point verl's tool config at it:
+as the next observation, `release` deletes it. Set an environment up once and every session
+starts from it, never set up again: give a snapshot's id (`Session.snapshot()`) as `snapshot`
+in the tool's config, or per sample in its `create_kwargs` (verl's `tools_kwargs`). Point
+verl's tool config at it:
 
     tools:
       - class_name: examples.verl_tool.SandlotSessionTool
-        config: {sandlot_url: "http://127.0.0.1:8080", language: python, timeout: 30}
+        config: {sandlot_url: "http://127.0.0.1:8080", language: python, timeout: 30,
+                 snapshot: null}
         tool_schema:
           type: function
           function:
@@ -40,10 +44,14 @@ class SandlotSessionTool(BaseTool):
         self.sessions = ToolSessions(
             client, language=config.get("language", "python"), timeout=config.get("timeout", 30)
         )
+        self.snapshot = config.get("snapshot")  # every session starts from it, if given
 
-    async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, Any]:
+    async def create(
+        self, instance_id: str | None = None, create_kwargs: dict | None = None, **kwargs: Any
+    ) -> tuple[str, Any]:
         instance_id = instance_id or str(uuid4())
-        await self.sessions.create(instance_id)
+        snapshot = (create_kwargs or {}).get("snapshot") or self.snapshot
+        await self.sessions.create(instance_id, snapshot=snapshot)
         return instance_id, ToolResponse()
 
     async def execute(

@@ -234,6 +234,25 @@ class Config:
         3600.0, "CPU seconds a session may use over its life", gt=0
     )
     session_disk_bytes: int = setting(256 * MiB, "size of a session's work dir (tmpfs)", ge=MiB)
+    snapshot_dir: str = setting(
+        "/var/lib/sandlot/snapshots",
+        "where session snapshots and paused sessions are kept on disk (empty: no snapshots, "
+        "forks or pauses)",
+    )
+    snapshot_quota: int = setting(10 * 1024 * MiB, "bytes of snapshots one API key may keep", ge=0)
+    fork_max: int = setting(16, "sessions one fork may make (POST /sessions/{id}/fork)", ge=1)
+    session_pause_after: float = setting(
+        0.0,
+        "default seconds a session sits unused before it is paused: snapshotted to disk and "
+        "its box freed until its next use (0: never)",
+        ge=0,
+    )
+    session_paused_max: int = setting(
+        1024,
+        "paused sessions at most (each keeps up to session_disk_bytes on disk); past it an idle "
+        "session stays live",
+        ge=0,
+    )
     mcp_connections: int = setting(256, "MCP clients connected to /mcp at once, at most", ge=1)
     mcp_idle_timeout: float = setting(
         600.0,

@@ -12,6 +12,8 @@
     │   ├── NotJSON          a POST body that is not declared JSON (HTTP 415)
     │   ├── Forbidden        this server does not do that for anyone (HTTP 403)
     │   ├── TooManySessions  the server's (or a client's) cap on live sessions (HTTP 429)
+    │   ├── Conflict         not now: the session's state stops it; the detail says why (409)
+    │   ├── QuotaExceeded    a snapshot over the API key's quota, or the disk's room (HTTP 507)
     │   ├── Unauthorized     no API key, or a wrong one, on a server that asks for one (HTTP 401)
     │   └── NotFound         an unknown dataset, problem or session id (HTTP 404)
     │       └── SessionEnded a session that has ended, and why (HTTP 410)
@@ -89,6 +91,19 @@ class TooManySessions(InvalidRequest):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class Conflict(InvalidRequest):
+    """A request the target's state stops now (a session holding a file open for writing, a
+    snapshot still being written); the message says what to do."""
+
+    status_code = 409
+
+
+class QuotaExceeded(InvalidRequest):
+    """What would be written goes over a quota or the room left on disk; nothing was written."""
+
+    status_code = 507
 
 
 class Unauthorized(InvalidRequest):

@@ -146,8 +146,15 @@ class Service:
             "problem": self.sessions_problem if m is None else m.pool.problem,
             "live": len(m.sessions) if m else 0,
             "max": self.config.session_max,
+            "paused": len(m.paused) if m else 0,
+            "paused_max": self.config.session_paused_max,
             "pool_ready": m.pool.ready if m else 0,
             "pool_size": self.config.session_pool,
+            "snapshots": {
+                "available": m is not None and m.forks is not None,
+                "problem": m.snapshots_problem if m else self.sessions_problem,
+                "pause_after": self.config.session_pause_after,
+            },
         }
 
     def require_sessions(self) -> SessionManager:

@@ -73,6 +73,14 @@ REJECTED = Counter("sandlot_rejected", "requests refused for want of a slot (HTT
 CACHE = Counter("sandlot_compile_cache", "compile-cache lookups", ["result"])
 VERDICTS = Counter("sandlot_judge_verdicts", "judged submissions", ["dataset", "verdict"])
 ERRORS = Counter("sandlot_errors", "errors, by kind", ["kind"])
+SESSIONS = Gauge(
+    "sandlot_sessions", "sessions held, live or paused (state on disk, box freed)", ["state"],
+    multiprocess_mode="livesum",
+)  # fmt: skip
+BRANCHED = Histogram(
+    "sandlot_session_branch_seconds", "time to snapshot, fork, pause or resume a session",
+    ["kind"], buckets=_SECONDS,
+)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -150,6 +158,16 @@ def judged(dataset: str, language: str | None, verdict: str) -> None:
 
 def error(kind: str) -> None:
     ERRORS.labels(kind).inc()
+
+
+def sessions_held(live: int, paused: int) -> None:
+    SESSIONS.labels("live").set(live)
+    SESSIONS.labels("paused").set(paused)
+
+
+def branched(kind: str, seconds: float) -> None:
+    """A session was snapshotted, forked, paused or resumed (`kind`), in `seconds`."""
+    BRANCHED.labels(kind).observe(seconds)
 
 
 def answered(endpoint: str, status: int, seconds: float) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -25,6 +26,9 @@ UIDS = range(UID_BASE, UID_BASE + 20)
 # Live boxes (sessions, notebooks) take uids of a range of their own.
 SESSION_UID_BASE = 100000 + (os.getpid() % 100) * 200
 SESSION_UIDS = range(SESSION_UID_BASE, SESSION_UID_BASE + 200)
+# Snapshots of a test server's sessions, on disk: a directory per server, gone when it stops
+# (unless a test gives its own, to start another server on it).
+SNAPSHOT_ROOT = f"/tmp/sandlot-test-snapshots-{os.getpid()}"
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -106,6 +110,8 @@ class Server:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.state_dir = f"{STATE_ROOT}/{self.port}"
+        self.snapshot_dir = (env or {}).get("SANDLOT_SNAPSHOT_DIR", f"{SNAPSHOT_ROOT}/{self.port}")
+        self.own_snapshots = "SANDLOT_SNAPSHOT_DIR" not in (env or {})
         self.log = open(f"/tmp/sandlot-test-{self.port}.log", "w+b")  # noqa: SIM115
         self.proc = subprocess.Popen(
             # -P: the installed sandlot (this checkout's), whatever directory it starts in
@@ -117,6 +123,7 @@ class Server:
                 "SANDLOT_STATE_DIR": self.state_dir,
                 "SANDLOT_UID_BASE": str(UID_BASE),
                 "SANDLOT_SESSION_UID_BASE": str(SESSION_UID_BASE),
+                "SANDLOT_SNAPSHOT_DIR": self.snapshot_dir,
                 # No kernels started ahead unless a test asks: they would only load the machine.
                 "SANDLOT_SESSION_POOL": "0",
                 **(env or {}),
@@ -154,6 +161,8 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+        if self.own_snapshots:
+            shutil.rmtree(self.snapshot_dir, ignore_errors=True)
 
 
 @contextlib.contextmanager

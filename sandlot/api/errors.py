@@ -21,12 +21,14 @@ _MEANING = {
     401: "this server asks for an API key (Authorization: Bearer KEY or X-Auth-Token: KEY)",
     403: "refused: this server does not do that (the detail says why)",
     415: "the body is not declared JSON (Content-Type: application/json)",
-    404: "unknown dataset, problem or session id; says what exists",
+    404: "unknown dataset, problem, session or snapshot id; says what exists",
+    409: "not now: the session's state stops it (the detail says what to do)",
     410: "the session has ended; the detail says why",
     413: "code or files over the size limit",
     429: "too many live sessions; retry after the Retry-After header's seconds",
     503: "isolation unavailable: this server runs no code",
     504: "overloaded: no slot in time; retry",
+    507: "a snapshot over the API key's quota or the disk's room; nothing was written",
 }
 
 

@@ -3,21 +3,36 @@
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 from sandlot.api.convert import POD
 from sandlot.sessions import NotebookRun, Result, Session
+from sandlot.sessions.forks import Paused
+from sandlot.sessions.snapshots import Snapshot
 from sandlot.wire.run import CommandRunResult, CommandRunStatus, RunCodeResponse, RunStatus
 from sandlot.wire.sessions import (
     CellRunResult,
     ExecuteResponse,
+    ForkResponse,
+    Holds,
     RunJupyterResponse,
     SessionInfo,
+    SnapshotInfo,
     plain_traceback,
 )
 
 
-def info(session: Session) -> SessionInfo:
+def info(session: Session | Paused) -> SessionInfo:
     return SessionInfo.model_validate(session.info())
+
+
+def snapshot_info(record: Snapshot) -> SnapshotInfo:
+    return SnapshotInfo.model_validate(record.info())
+
+
+def fork_response(parent_id: str, children: list[Session], state: dict[str, Any]) -> ForkResponse:
+    holds = Holds.model_validate({k: v for k, v in state.items() if k != "bytes"})
+    return ForkResponse(parent_id=parent_id, sessions=[info(c) for c in children], holds=holds)
 
 
 def execute_response(session_id: str, result: Result) -> ExecuteResponse:
@@ -36,6 +51,7 @@ def execute_response(session_id: str, result: Result) -> ExecuteResponse:
         truncated=result.truncated,
         execution_time=result.execution_time,
         session_ended=result.session_ended,
+        resumed=result.resumed,
     )
 
 

@@ -26,6 +26,7 @@ from sandlot.config import Config
 from sandlot.errors import InvalidRequest, TooLarge
 from sandlot.service import Service
 from sandlot.sessions import Execution, Result
+from sandlot.sessions.forks import Paused
 from sandlot.sessions.manager import bounded
 from sandlot.tenancy import Owner
 from sandlot.wire.run import RunCodeRequest, RunCodeResponse
@@ -33,11 +34,15 @@ from sandlot.wire.sessions import (
     ExecuteRequest,
     ExecuteResponse,
     FileWritten,
+    ForkRequest,
+    ForkResponse,
     Interrupted,
     RunJupyterRequest,
     RunJupyterResponse,
     SessionCreate,
     SessionInfo,
+    SnapshotDeleted,
+    SnapshotInfo,
 )
 
 NDJSON = "application/x-ndjson"
@@ -53,6 +58,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 router = APIRouter(tags=["sessions"], lifespan=lifespan)
 SESSION = responses(400, 404, 410, 503)
+SNAPSHOT = responses(400, 404, 409, 410, 503, 507)
 
 
 def owner(request: Request) -> Owner:
@@ -122,12 +128,13 @@ async def run_jupyter(req: RunJupyterRequest, service: ServiceDep) -> RunJupyter
     return convert.jupyter_response(run)
 
 
-@router.post("/sessions", response_model=SessionInfo, responses=responses(400, 429, 503))
+@router.post("/sessions", response_model=SessionInfo, responses=responses(400, 404, 409, 429, 503))
 async def create(
     req: SessionCreate, request: Request, service: ServiceDep
 ) -> SessionInfo | Response:
-    """A session: a box that keeps its kernel (or shell), files and processes. In the worker
-    that got the request, or if its share of the sessions is taken, in another with room."""
+    """A session: a box that keeps its kernel (or shell), files and processes; or, with
+    `snapshot`, a new one with that snapshot's state. In the worker that got the request, or if
+    its share of the sessions is taken, in another with room."""
     manager = service.require_sessions()
     if manager.full():
         answer = await peers.elsewhere(request, await request.body())
@@ -143,7 +150,9 @@ async def create(
         idle_timeout=req.idle_timeout,
         lifetime=req.lifetime,
         memory_mb=req.memory_limit_MB,
+        pause_after=req.pause_after,
         files=decode_files(req.files),
+        snapshot=req.snapshot,
     )
     return convert.info(session)
 
@@ -159,7 +168,8 @@ async def list_sessions(request: Request, service: ServiceDep) -> list[SessionIn
 
 @router.get("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
 async def get(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
-    return convert.info(service.require_sessions().get(session_id, tenant))
+    """The session as it is (a paused one stays paused)."""
+    return convert.info(service.require_sessions().find(session_id, tenant))
 
 
 @router.post("/sessions/{session_id}/execute", response_model=ExecuteResponse, responses=SESSION)
@@ -169,7 +179,7 @@ async def execute(
     """Run code in the session; NDJSON lines as outputs come if asked (stream or Accept)."""
     cfg = service.config
     check_size(cfg, req.code)
-    session = service.require_sessions().get(session_id, tenant)
+    session = await service.require_sessions().use(session_id, tenant)
     execution = await session.execute(req.code, timeout(cfg, req.timeout))
     if req.stream or NDJSON in request.headers.get("accept", ""):
         return StreamingResponse(lines(execution, session_id), media_type=NDJSON)
@@ -180,13 +190,14 @@ async def execute(
 
 @router.post("/sessions/{session_id}/interrupt", response_model=Interrupted, responses=SESSION)
 async def interrupt(session_id: str, service: ServiceDep, tenant: TenantDep) -> Interrupted:
-    return Interrupted(interrupted=service.require_sessions().get(session_id, tenant).interrupt())
+    found = service.require_sessions().find(session_id, tenant)
+    return Interrupted(interrupted=not isinstance(found, Paused) and found.interrupt())
 
 
 @router.post("/sessions/{session_id}/restart", response_model=SessionInfo, responses=SESSION)
 async def restart(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """A fresh kernel (or shell) in the same box: files stay, variables go."""
-    session = service.require_sessions().get(session_id, tenant)
+    session = await service.require_sessions().use(session_id, tenant)
     await session.restart()
     return convert.info(session)
 
@@ -195,6 +206,54 @@ async def restart(session_id: str, service: ServiceDep, tenant: TenantDep) -> Se
 async def delete(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """End the session now: its box, processes and files are gone."""
     return convert.info(await service.require_sessions().delete(session_id, tenant))
+
+
+@router.post("/sessions/{session_id}/snapshot", response_model=SnapshotInfo, responses=SNAPSHOT)
+async def snapshot(session_id: str, service: ServiceDep, tenant: TenantDep) -> SnapshotInfo:
+    """Freeze the session's state (files, and a kernel's variables or a shell's environment) as
+    a snapshot of this API key's; the session goes on. Start sessions from it with POST
+    /sessions {"snapshot": id}."""
+    return convert.snapshot_info(await service.require_sessions().snapshot(session_id, tenant))
+
+
+@router.post(
+    "/sessions/{session_id}/fork",
+    response_model=ForkResponse,
+    responses=responses(400, 404, 409, 410, 429, 503),
+)
+async def fork(
+    session_id: str, req: ForkRequest, service: ServiceDep, tenant: TenantDep
+) -> ForkResponse:
+    """`count` new sessions with this session's state, each in a box of its own (its own uid,
+    limits and work dir); the session goes on."""
+    children, state = await service.require_sessions().fork(
+        session_id, tenant, req.count, idle_timeout=req.idle_timeout, lifetime=req.lifetime,
+        memory_mb=req.memory_limit_MB, pause_after=req.pause_after,
+    )  # fmt: skip
+    return convert.fork_response(session_id, children, state)
+
+
+@router.get("/snapshots", response_model=list[SnapshotInfo], responses=responses(503))
+async def list_snapshots(service: ServiceDep, tenant: TenantDep) -> list[SnapshotInfo]:
+    """This API key's snapshots, oldest first."""
+    store = service.require_sessions().require_forks().store
+    return [convert.snapshot_info(s) for s in await asyncio.to_thread(store.list, tenant)]
+
+
+@router.get("/snapshots/{snapshot_id}", response_model=SnapshotInfo, responses=SESSION)
+async def get_snapshot(snapshot_id: str, service: ServiceDep, tenant: TenantDep) -> SnapshotInfo:
+    store = service.require_sessions().require_forks().store
+    return convert.snapshot_info(await asyncio.to_thread(store.get, snapshot_id, tenant))
+
+
+@router.delete("/snapshots/{snapshot_id}", response_model=SnapshotDeleted, responses=SESSION)
+async def delete_snapshot(
+    snapshot_id: str, service: ServiceDep, tenant: TenantDep
+) -> SnapshotDeleted:
+    """Delete the snapshot; its layers go once no snapshot or session uses them."""
+    forks = service.require_sessions().require_forks()
+    await forks.delete(await asyncio.to_thread(forks.store.get, snapshot_id, tenant))
+    return SnapshotDeleted(id=snapshot_id)
 
 
 @router.put(
@@ -207,7 +266,7 @@ async def put_file(
 ) -> FileWritten:
     """Write the request body to `path` in the session's work dir."""
     cfg = service.config
-    session = service.require_sessions().get(session_id, tenant)
+    session = await service.require_sessions().use(session_id, tenant)
     data = await request.body()
     if len(data) > cfg.max_files_bytes:
         raise TooLarge(f"a file may be at most {cfg.max_files_bytes} bytes")
@@ -222,7 +281,7 @@ async def put_file(
 )
 async def get_file(session_id: str, path: str, service: ServiceDep, tenant: TenantDep) -> Response:
     """The bytes of `path` in the session's work dir."""
-    session = service.require_sessions().get(session_id, tenant)
+    session = await service.require_sessions().use(session_id, tenant)
     data = await asyncio.to_thread(session.box.get_file, path, service.config.max_files_bytes)
     return Response(data, media_type="application/octet-stream")
 
@@ -236,7 +295,7 @@ async def run_code_in_session(
     forwarded = await peers.forward_run(request, req.session_id)
     if forwarded is not None:
         return forwarded
-    session = service.require_sessions().get(req.session_id, tenant_of(request))
+    session = await service.require_sessions().use(req.session_id, tenant_of(request))
     language = service.registry.get(req.language).name
     if language != session.language:
         raise InvalidRequest(f"session {req.session_id} runs {session.language}, not {language}")

@@ -13,8 +13,10 @@ reached is drained for a while and its requests retried on the others. Both clas
 httpx transport, so tests can aim them at the ASGI app with no socket.
 
 Sessions (a box that keeps its state across calls, for an agent's loop) are `Client.session()`
-and `AsyncClient.session()`; `ToolSessions` keeps one per trajectory for an agent framework's
-tool interface, and `feedback()` turns an execution into the text a model reads next.
+and `AsyncClient.session()`; a session's `fork()` and `snapshot()` branch it, and
+`from_snapshot()` starts a session from a `Snapshot`. `ToolSessions` keeps one per trajectory
+for an agent framework's tool interface, and `feedback()` turns an execution into the text a
+model reads next.
 
 Imports neither FastAPI nor the server: a client-only install (`pip install sandlot`) has it.
 """
@@ -22,9 +24,10 @@ Imports neither FastAPI nor the server: a client-only install (`pip install sand
 from sandlot.client._async import AsyncClient
 from sandlot.client._base import DEFAULT_URL, RetryPolicy
 from sandlot.client._servers import Servers
-from sandlot.client._sessions import AsyncSession, Session, ToolSessions, feedback
+from sandlot.client._sessions import AsyncSession, Session, Snapshot, ToolSessions, feedback
 from sandlot.client._sync import Client
 from sandlot.errors import ServerError, Unreachable
 
 __all__ = ["DEFAULT_URL", "AsyncClient", "AsyncSession", "Client", "RetryPolicy", "ServerError",
-           "Servers", "Session", "ToolSessions", "Unreachable", "feedback"]  # fmt: skip
+           "Servers", "Session", "Snapshot", "ToolSessions", "Unreachable",
+           "feedback"]  # fmt: skip

@@ -17,11 +17,11 @@ from sandlot.client._base import (
     RetryPolicy,
     auth_headers,
 )
-from sandlot.client._sessions import AsyncSession
+from sandlot.client._sessions import AsyncSession, Snapshot, _Base
 from sandlot.wire.batch import RunBatchResponse
 from sandlot.wire.judge import EvalResult
 from sandlot.wire.run import RunCodeResponse
-from sandlot.wire.sessions import RunJupyterResponse
+from sandlot.wire.sessions import RunJupyterResponse, SnapshotInfo
 
 
 class AsyncClient(BaseClient):
@@ -100,6 +100,29 @@ class AsyncClient(BaseClient):
         POST /sessions' (idle_timeout, lifetime, memory_limit_MB)."""
         with self.servers.lease() as url:
             return await AsyncSession.create(self._http, url, language, files, **fields)
+
+    async def from_snapshot(
+        self, snapshot: Snapshot | str, *, url: str | None = None, files: Files | None = None,
+        **fields: Any,
+    ) -> AsyncSession:  # fmt: skip
+        """A new session with a snapshot's state, on the server that holds the snapshot (a
+        `Snapshot` knows it; for an id, `url`, or the only server). Fields are POST /sessions'
+        (idle_timeout, lifetime, memory_limit_MB)."""
+        sid = snapshot.id if isinstance(snapshot, Snapshot) else snapshot
+        where = snapshot.url if isinstance(snapshot, Snapshot) else url or self.servers.only()
+        return await AsyncSession.create(self._http, where, None, files, snapshot=sid, **fields)
+
+    async def snapshots(self, url: str | None = None) -> list[Snapshot]:
+        """This API key's snapshots on a server (`url`, or the only one)."""
+        where = url or self.servers.only()
+        data = _Base._check(await self._http.get(f"{where}/snapshots")).json()
+        return [Snapshot(i["id"], where, SnapshotInfo.model_validate(i)) for i in data]
+
+    async def delete_snapshot(self, snapshot: Snapshot | str, *, url: str | None = None) -> None:
+        """Delete it; its layers go once no snapshot or session uses them."""
+        sid = snapshot.id if isinstance(snapshot, Snapshot) else snapshot
+        where = snapshot.url if isinstance(snapshot, Snapshot) else url or self.servers.only()
+        _Base._check(await self._http.delete(f"{where}/snapshots/{sid}"))
 
     async def languages(self) -> list[dict[str, Any]]:
         return await self._request("GET", "/languages")

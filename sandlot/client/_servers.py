@@ -41,6 +41,12 @@ class Servers:
     def urls(self) -> list[str]:
         return [s.url for s in self._servers]
 
+    def only(self) -> str:
+        """The URL of the one server (what lives on one server, a snapshot, needs its URL)."""
+        if len(self._servers) != 1:
+            raise ValueError("several servers: say which holds it (url=...)")
+        return self._servers[0].url
+
     def outstanding(self) -> dict[str, int]:
         return {s.url: s.outstanding for s in self._servers}
 

@@ -9,10 +9,21 @@ delete. Sync (`Session`) and async (`AsyncSession`) twins over one base with no 
         async with await sb.session("python") as s:
             out = await s.run("x = 1")
 
+A session can be branched: `s.snapshot()` freezes its state (files, variables) as a `Snapshot`
+that `client.from_snapshot(snap)` starts new sessions from, and `s.fork(n)` makes n sessions
+with its state at once; the session goes on either way.
+
+    with Client(url) as sb, sb.session() as s:
+        s.run(setup_code)                       # once: clone, install, load data
+        for child in s.fork(8):                 # 8 episodes from the same state
+            with child:
+                score(child.run(attempt))
+
 `ToolSessions` keeps one session per trajectory for a framework's tool interface (verl's
-`BaseTool.create/execute/release`: examples/verl_tool.py). A session lives on one server: every
-request of it goes to the URL that made it. An execution is never retried (a lost connection
-may have run it); creating one is retried after a 429, when the server says to.
+`BaseTool.create/execute/release`: examples/verl_tool.py), each optionally started from a
+snapshot. A session (and a snapshot) lives on one server: every request of it goes to the URL
+that made it. An execution is never retried (a lost connection may have run it); creating one
+is retried after a 429, when the server says to.
 """
 
 from __future__ import annotations
@@ -21,13 +32,21 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from sandlot.client._base import BaseClient, Files
 from sandlot.errors import ServerError
-from sandlot.wire.sessions import ExecuteResponse, SessionInfo, plain_traceback
+from sandlot.wire.sessions import (
+    ExecuteResponse,
+    ForkResponse,
+    Holds,
+    SessionInfo,
+    SnapshotInfo,
+    plain_traceback,
+)
 
 if TYPE_CHECKING:
     from sandlot.client._async import AsyncClient
@@ -65,15 +84,34 @@ def feedback(out: ExecuteResponse, max_chars: int = FEEDBACK_CHARS) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A session's state, frozen on the server at `url` (`Session.snapshot()`); start sessions
+    from it with `client.from_snapshot(snap)`."""
+
+    id: str
+    url: str
+    info: SnapshotInfo
+
+    @property
+    def holds(self) -> Holds:
+        """What it kept, and what it could not copy (`holds.not_copied`)."""
+        return self.info.holds
+
+
 class _Base:
     """Requests and replies of sessions, with no I/O."""
 
     @staticmethod
-    def _create_body(language: str, files: Files | None, fields: dict[str, Any]) -> dict:
+    def _create_body(language: str | None, files: Files | None, fields: dict[str, Any]) -> dict:
         body = {"language": language, **{k: v for k, v in fields.items() if v is not None}}
         if files:
             body["files"] = BaseClient._files(files)
-        return body
+        return {k: v for k, v in body.items() if v is not None}
+
+    @staticmethod
+    def _fork_body(count: int, fields: dict[str, Any]) -> dict:
+        return {"count": count, **{k: v for k, v in fields.items() if v is not None}}
 
     @staticmethod
     def _check(response: httpx.Response) -> httpx.Response:
@@ -107,12 +145,15 @@ class Session(_Base):
         self._http = http
         self.id = info.id
         self.language = info.language
+        self.url = url
+        self.created = info  # as the server described it when it was made
         self._path = f"{url}/sessions/{info.id}"
 
     @classmethod
     def create(
-        cls, http: httpx.Client, url: str, language: str, files: Files | None, **fields: Any
-    ) -> Session:
+        cls, http: httpx.Client, url: str, language: str | None, files: Files | None,
+        **fields: Any,
+    ) -> Session:  # fmt: skip
         body = cls._create_body(language, files, fields)
         for attempt in range(CREATE_ATTEMPTS):
             response = http.post(f"{url}/sessions", json=body)
@@ -157,6 +198,19 @@ class Session(_Base):
     def info(self) -> SessionInfo:
         return SessionInfo.model_validate(self._check(self._http.get(self._path)).json())
 
+    def snapshot(self) -> Snapshot:
+        """Freeze its state (files, and a kernel's names or a shell's environment); it goes on."""
+        r = self._check(self._http.post(f"{self._path}/snapshot"))
+        info = SnapshotInfo.model_validate(r.json())
+        return Snapshot(info.id, self.url, info)
+
+    def fork(self, count: int = 1, **fields: Any) -> list[Session]:
+        """`count` new sessions with its state, each apart from the others (fields: their
+        limits, idle_timeout, lifetime, memory_limit_MB; the parent's if not given)."""
+        r = self._check(self._http.post(f"{self._path}/fork", json=self._fork_body(count, fields)))
+        out = ForkResponse.model_validate(r.json())
+        return [Session(self._http, self.url, info) for info in out.sessions]
+
     def close(self) -> None:
         """Delete it (an ended one is already gone)."""
         r = self._http.delete(self._path)
@@ -177,12 +231,15 @@ class AsyncSession(_Base):
         self._http = http
         self.id = info.id
         self.language = info.language
+        self.url = url
+        self.created = info
         self._path = f"{url}/sessions/{info.id}"
 
     @classmethod
     async def create(
-        cls, http: httpx.AsyncClient, url: str, language: str, files: Files | None, **fields: Any
-    ) -> AsyncSession:
+        cls, http: httpx.AsyncClient, url: str, language: str | None, files: Files | None,
+        **fields: Any,
+    ) -> AsyncSession:  # fmt: skip
         body = cls._create_body(language, files, fields)
         for attempt in range(CREATE_ATTEMPTS):
             response = await http.post(f"{url}/sessions", json=body)
@@ -227,6 +284,17 @@ class AsyncSession(_Base):
     async def info(self) -> SessionInfo:
         return SessionInfo.model_validate(self._check(await self._http.get(self._path)).json())
 
+    async def snapshot(self) -> Snapshot:
+        r = self._check(await self._http.post(f"{self._path}/snapshot"))
+        info = SnapshotInfo.model_validate(r.json())
+        return Snapshot(info.id, self.url, info)
+
+    async def fork(self, count: int = 1, **fields: Any) -> list[AsyncSession]:
+        body = self._fork_body(count, fields)
+        r = self._check(await self._http.post(f"{self._path}/fork", json=body))
+        out = ForkResponse.model_validate(r.json())
+        return [AsyncSession(self._http, self.url, info) for info in out.sessions]
+
     async def close(self) -> None:
         r = await self._http.delete(self._path)
         if r.status_code not in (404, 410):
@@ -258,10 +326,24 @@ class ToolSessions:
         self.create_fields = create_fields
         self.sessions: dict[str, AsyncSession] = {}
 
-    async def create(self, key: str) -> str:
-        session = await self.client.session(self.language, **self.create_fields)
+    async def create(self, key: str, snapshot: Snapshot | str | None = None) -> str:
+        """The key's session: a new one, or one started from `snapshot` (the state a setup
+        left: every trajectory then starts from it, and none sets it up again)."""
+        if snapshot is not None:
+            session = await self.client.from_snapshot(snapshot, **self.create_fields)
+        else:
+            session = await self.client.session(self.language, **self.create_fields)
         self.sessions[key] = session
         return session.id
+
+    async def snapshot(self, key: str) -> Snapshot:
+        """The key's session's state, frozen (to start trajectories from, or roll back to)."""
+        return await self.sessions[key].snapshot()
+
+    async def fork(self, key: str, keys: list[str]) -> None:
+        """A session for each of `keys` with the state of the key's session."""
+        for new, session in zip(keys, await self.sessions[key].fork(len(keys)), strict=True):
+            self.sessions[new] = session
 
     async def execute(self, key: str, code: str, timeout: float | None = None) -> str:
         """Run the code in the key's session (created on first use); the feedback text."""

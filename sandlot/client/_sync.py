@@ -17,11 +17,11 @@ from sandlot.client._base import (
     RetryPolicy,
     auth_headers,
 )
-from sandlot.client._sessions import Session
+from sandlot.client._sessions import Session, Snapshot, _Base
 from sandlot.wire.batch import RunBatchResponse
 from sandlot.wire.judge import EvalResult
 from sandlot.wire.run import RunCodeResponse
-from sandlot.wire.sessions import RunJupyterResponse
+from sandlot.wire.sessions import RunJupyterResponse, SnapshotInfo
 
 
 class Client(BaseClient):
@@ -98,6 +98,29 @@ class Client(BaseClient):
         POST /sessions' (idle_timeout, lifetime, memory_limit_MB)."""
         with self.servers.lease() as url:
             return Session.create(self._http, url, language, files, **fields)
+
+    def from_snapshot(
+        self, snapshot: Snapshot | str, *, url: str | None = None, files: Files | None = None,
+        **fields: Any,
+    ) -> Session:  # fmt: skip
+        """A new session with a snapshot's state, on the server that holds the snapshot (a
+        `Snapshot` knows it; for an id, `url`, or the only server). Fields are POST /sessions'
+        (idle_timeout, lifetime, memory_limit_MB)."""
+        sid = snapshot.id if isinstance(snapshot, Snapshot) else snapshot
+        where = snapshot.url if isinstance(snapshot, Snapshot) else url or self.servers.only()
+        return Session.create(self._http, where, None, files, snapshot=sid, **fields)
+
+    def snapshots(self, url: str | None = None) -> list[Snapshot]:
+        """This API key's snapshots on a server (`url`, or the only one)."""
+        where = url or self.servers.only()
+        data = _Base._check(self._http.get(f"{where}/snapshots")).json()
+        return [Snapshot(i["id"], where, SnapshotInfo.model_validate(i)) for i in data]
+
+    def delete_snapshot(self, snapshot: Snapshot | str, *, url: str | None = None) -> None:
+        """Delete it; its layers go once no snapshot or session uses them."""
+        sid = snapshot.id if isinstance(snapshot, Snapshot) else snapshot
+        where = snapshot.url if isinstance(snapshot, Snapshot) else url or self.servers.only()
+        _Base._check(self._http.delete(f"{where}/snapshots/{sid}"))
 
     def languages(self) -> list[dict[str, Any]]:
         return self._request("GET", "/languages")

@@ -21,7 +21,8 @@ SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's; a pyenv or venv python would not
 # cryptography, sortedcontainers (LeetCode's), networkx. Not torch, tensorflow or the other 90
 # of SandboxFusion's ~110 (data/README.md says which and why). And what sessions and
 # /run_jupyter run (sandlot/sessions): ipykernel, and pyzmq, which the agent in a session's box
-# speaks the Jupyter protocol over.
+# speaks the Jupyter protocol over; cloudpickle, which copies a kernel's names (functions and
+# classes made in cells too) into a snapshot (sessions/box/namespace.py).
 SANDBOX_PYTHON_PACKAGES = (
     ("numpy==2.4.6", "numpy"), ("pandas==3.1.1", "pandas"), ("scipy==1.17.1", "scipy"),
     ("sympy==1.14.0", "sympy"), ("pytest==9.2.0", "pytest"), ("requests==2.34.2", "requests"),
@@ -30,7 +31,7 @@ SANDBOX_PYTHON_PACKAGES = (
     ("pillow==13.0.0", "PIL"), ("cryptography==50.0.2", "cryptography"),
     ("sortedcontainers==2.4.0", "sortedcontainers"), ("networkx==3.6.1", "networkx"),
     ("ipykernel==7.4.0", "ipykernel"), ("jupyter_client==8.10.0", "jupyter_client"),
-    ("pyzmq==27.3.0", "zmq"),
+    ("pyzmq==27.3.0", "zmq"), ("cloudpickle==3.1.2", "cloudpickle"),
 )  # fmt: skip
 
 

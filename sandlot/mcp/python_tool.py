@@ -11,6 +11,7 @@ same API keys as everything else.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated
 
 from fastapi import APIRouter
@@ -21,6 +22,7 @@ from pydantic import Field
 from starlette.types import Receive, Scope, Send
 
 from sandlot.api.sessions import check_size, timeout
+from sandlot.errors import NotFound
 from sandlot.mcp import caller
 from sandlot.mcp.shape import clip, tool_errors
 from sandlot.service import Service
@@ -48,14 +50,15 @@ def build(service: Service) -> MCPServer:
     async def kernel(ctx: Context) -> Session:
         manager = service.require_sessions()
         for key, sid in list(kernels.items()):  # forget the ended ones
-            if sid not in manager.sessions:
+            if manager.owner_of(sid) is None:
                 del kernels[key]
         owner = caller.owner(ctx)
         key = (str(owner.tenant), conversation(ctx))
-        session = manager.sessions.get(kernels.get(key, ""))
-        if session is None or session.ended is not None:
-            session = await manager.create("python", owner)
-            kernels[key] = session.id
+        if key in kernels:  # resumed if it was paused
+            with contextlib.suppress(NotFound):
+                return await manager.use(kernels[key], owner.tenant)
+        session = await manager.create("python", owner)
+        kernels[key] = session.id
         return session
 
     @server.tool(

@@ -18,7 +18,8 @@ INSTRUCTIONS = """\
 sandlot runs untrusted code in isolated boxes (no network, limits on time, memory and output)
 in ~30 languages, judges code against tests, and sends repository work to Aider.
 - Run a snippet safely, or code a model wrote: run_code. Keep state across calls (a Python
-  kernel or a bash shell, files, variables): session_create, session_run, session_close.
+  kernel or a bash shell, files, variables): session_create, session_run, session_close; set one
+  up once and try several things from there: session_fork, session_snapshot.
 - Does this code pass these tests? run_tests with your cases; a benchmark problem: judge.
 - Add a feature, fix a bug or write tests in a repository: code (Aider on a new branch,
   proven by the repository's tests); repo_test runs those tests alone.
@@ -29,9 +30,9 @@ in ~30 languages, judges code against tests, and sends repository work to Aider.
 def build(service: Service) -> tuple[MCPServer, Opened]:
     async def close(session_id: str) -> None:
         sessions = service.sessions
-        session = sessions.sessions.get(session_id) if sessions is not None else None
-        if sessions is not None and session is not None and session.owner is not None:
-            await sessions.delete(session_id, session.owner.tenant)
+        owner = sessions.owner_of(session_id) if sessions is not None else None
+        if sessions is not None and owner is not None:
+            await sessions.delete(session_id, owner.tenant)
 
     opened = Opened(close)
     server: MCPServer = MCPServer(

@@ -1,8 +1,9 @@
 """The stateful tools: a Python kernel or a bash shell kept across calls.
 
 session_create, session_run (its outputs stream as progress notifications), session_upload,
-session_download, session_close. A session belongs to the caller that created it (`caller`):
-any other caller is told it does not exist. The sessions an MCP connection opened end with it.
+session_download, session_close; session_snapshot and session_fork branch one (set it up once,
+try N things from there). A session belongs to the caller that created it (`caller`): any other
+caller is told it does not exist. The sessions an MCP connection opened end with it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,14 @@ from sandlot.mcp import caller, shape
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
 from sandlot.sessions import Result, Session
-from sandlot.wire.sessions import ExecuteResponse, FileWritten, SessionInfo
+from sandlot.wire.sessions import (
+    ExecuteResponse,
+    FileWritten,
+    ForkResponse,
+    Holds,
+    SessionInfo,
+    SnapshotInfo,
+)
 
 SessionId = Annotated[str, Field(description="the id session_create returned", max_length=128)]
 Path = Annotated[str, Field(description="a path relative to the session's work dir",
@@ -80,10 +88,19 @@ def run_text(res: RunResult) -> str:
     return text
 
 
+def kept(holds: Holds) -> str:
+    """What a snapshot or fork could not copy, as a line a model reads."""
+    if not holds.not_copied_count:
+        return ""
+    names = ", ".join(f"{n.name} ({n.type})" for n in holds.not_copied[:10])
+    return f"; not copied (they are not in the new state): {names}"
+
+
 def register(server: MCPServer, service: Service, opened: caller.Opened) -> None:
-    def mine(ctx: Context, session_id: str) -> Session:
-        """The caller's session of that id; to another tenant it does not exist."""
-        return service.require_sessions().get(session_id, caller.owner(ctx).tenant)
+    async def mine(ctx: Context, session_id: str) -> Session:
+        """The caller's session of that id (resumed if it was paused); to another tenant it
+        does not exist."""
+        return await service.require_sessions().use(session_id, caller.owner(ctx).tenant)
 
     @server.tool(annotations=OPENS, structured_output=True)
     async def session_create(
@@ -95,6 +112,10 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         files: Annotated[
             dict[str, str] | None, Field(description="relative path -> text, in its work dir")
         ] = None,
+        snapshot: Annotated[
+            str | None,
+            Field(description="start from this snapshot (session_snapshot made it)", max_length=64),
+        ] = None,
         idle_timeout: Annotated[
             float | None,
             Field(gt=0, allow_inf_nan=False, description="seconds unused before it ends"),
@@ -105,9 +126,9 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         files and processes persist across session_run calls. End it with session_close."""
         with tool_errors():
             session = await service.require_sessions().create(
-                language, caller.owner(ctx), idle_timeout=idle_timeout,
-                memory_mb=memory_limit_MB,
-                files={k: v.encode() for k, v in (files or {}).items()},
+                None if snapshot and language == "python" else language, caller.owner(ctx),
+                idle_timeout=idle_timeout, memory_mb=memory_limit_MB,
+                files={k: v.encode() for k, v in (files or {}).items()}, snapshot=snapshot,
             )  # fmt: skip
             opened.add(caller.connection(ctx), session.id)
             info = convert.info(session)
@@ -134,7 +155,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         with tool_errors():
             cfg = service.config
             check_size(cfg, code)
-            session = mine(ctx, session_id)
+            session = await mine(ctx, session_id)
             execution = await session.execute(code, timeout(cfg, timeout_s))
             result = Result()
             try:
@@ -179,7 +200,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
                 data = content.encode()
             if len(data) > service.config.max_files_bytes:
                 raise TooLarge(f"a file may be at most {service.config.max_files_bytes} bytes")
-            session = mine(ctx, session_id)
+            session = await mine(ctx, session_id)
             await asyncio.to_thread(session.box.put_file, path, data)
         return shape.result(
             f"wrote {path} ({len(data):,} bytes)", FileWritten(path=path, size=len(data))
@@ -191,12 +212,44 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
     ) -> Annotated[CallToolResult, Download]:
         """Read a file from a session's work dir; it comes back as an embedded resource."""
         with tool_errors():
-            session = mine(ctx, session_id)
+            session = await mine(ctx, session_id)
             cap = service.config.max_files_bytes
             data = await asyncio.to_thread(session.box.get_file, path, cap)
         blocks = shape.file_blocks({path: data}, f"sessions/{session_id}")
         return shape.result(f"{path} ({len(data):,} bytes)", Download(path=path, size=len(data)),
                             extra=blocks)  # fmt: skip
+
+    @server.tool(annotations=OPENS, structured_output=True)
+    async def session_snapshot(
+        session_id: SessionId, ctx: Context
+    ) -> Annotated[CallToolResult, SnapshotInfo]:
+        """Freeze a session's state (its files, and a kernel's variables or a shell's
+        environment) as a snapshot the session goes on from; session_create with `snapshot`
+        starts a session from it later (roll back to it, or branch from it)."""
+        with tool_errors():
+            tenant = caller.owner(ctx).tenant
+            info = convert.snapshot_info(
+                await service.require_sessions().snapshot(session_id, tenant)
+            )
+        return shape.result(f"snapshot {info.id} of session {session_id}" + kept(info.holds), info)
+
+    @server.tool(annotations=OPENS, structured_output=True)
+    async def session_fork(
+        session_id: SessionId,
+        ctx: Context,
+        count: Annotated[int, Field(ge=1, description="how many sessions to make")] = 1,
+    ) -> Annotated[CallToolResult, ForkResponse]:
+        """Make `count` new sessions with this session's state (files, variables), each apart
+        from the others: try different things from the same point. The session goes on."""
+        with tool_errors():
+            manager = service.require_sessions()
+            children, state = await manager.fork(session_id, caller.owner(ctx).tenant, count)
+            for child in children:
+                opened.add(caller.connection(ctx), child.id)
+            out = convert.fork_response(session_id, children, state)
+        ids = ", ".join(s.id for s in out.sessions)
+        return shape.result(f"{len(out.sessions)} sessions from {session_id}: {ids}"
+                            + kept(out.holds), out)  # fmt: skip
 
     @server.tool(annotations=ENDS, structured_output=True)
     async def session_close(

@@ -124,6 +124,40 @@ def _restarted(raw: dict[str, Any]) -> dict[str, Any]:
     return {"died": _bool(raw, "died")}
 
 
+MAX_NOT_COPIED = 200  # names a snapshot says it could not copy, at most
+NAME_CHARS, WHY_CHARS, PATH_CHARS = 200, 300, 4096
+
+
+def _kept(raw: dict[str, Any]) -> dict[str, Any]:
+    """The answer to a snapshot's op (`saved`, `loaded`, `rebased`): the error that stopped it
+    (and whether the kernel died of it), or what the box's code reported it did."""
+    out: dict[str, Any] = {"error": None, "died": _bool(raw, "died"), "cwd": None, "bytes": None,
+                           "names": None, "count": None, "not_copied": [],
+                           "not_copied_count": 0}  # fmt: skip
+    if raw.get("error") is not None:
+        out["error"] = _str(raw, "error")[:1000] or "it failed"
+        return out
+    report = raw.get("report", {})
+    if not isinstance(report, dict):
+        raise BadEvent("a report must be an object")
+    cwd = report.get("cwd")
+    if cwd is not None:
+        out["cwd"] = _str(report, "cwd")[:PATH_CHARS]
+    for key in ("bytes", "names", "count", "not_copied_count"):
+        value = _opt_int(report, key)
+        out[key] = max(0, value) if value is not None else out[key]
+    names = report.get("not_copied", [])
+    if not isinstance(names, list) or not all(isinstance(n, dict) for n in names):
+        raise BadEvent("not_copied must be a list of objects")
+    out["not_copied"] = [
+        {"name": _str(n, "name")[:NAME_CHARS], "type": _str(n, "type")[:NAME_CHARS],
+         "why": _str(n, "why")[:WHY_CHARS]}
+        for n in names[:MAX_NOT_COPIED]
+    ]  # fmt: skip
+    out["not_copied_count"] = max(out["not_copied_count"], len(out["not_copied"]))
+    return out
+
+
 _CHECKS = {
     "stdout": _stream,
     "stderr": _stream,
@@ -133,6 +167,9 @@ _CHECKS = {
     "end": _end,
     "ready": _ready,
     "restarted": _restarted,
+    "saved": _kept,
+    "loaded": _kept,
+    "rebased": _kept,
 }
 
 
@@ -155,11 +192,12 @@ class Result:
     truncated: bool = False
     execution_time: float = 0.0
     session_ended: str | None = None  # why the session ended during this execution, if it did
+    resumed: bool = False  # the session was paused, and started again for this execution
 
     def add(self, event: dict[str, Any]) -> None:
         if event["type"] == "end":
             for key in ("status", "execution_count", "exit_code", "limit", "kernel_restarted",
-                        "truncated", "execution_time", "session_ended"):  # fmt: skip
+                        "truncated", "execution_time", "session_ended", "resumed"):  # fmt: skip
                 setattr(self, key, event[key])
         else:
             self.outputs.append(event)

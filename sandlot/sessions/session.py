@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandlot.errors import SessionEnded
+from sandlot.jail.layers import Frozen
 from sandlot.jail.live import LiveBox, LiveBoxes, Pipes
 from sandlot.jail.spec import RunSpec
 from sandlot.sessions import events
+from sandlot.sessions.box import frames
 from sandlot.sessions.link import AgentGone, AgentLink, AgentSilent
 from sandlot.tenancy import Owner
 
@@ -32,6 +34,10 @@ START_TIMEOUT = 90.0  # seconds a box's agent and kernel may take to be ready (a
 AGENT_ALLOWANCE = 2.0 + START_TIMEOUT
 QUEUE = 64  # events waiting for a slow reader before the agent is made to wait
 READER_PATIENCE = 60.0  # seconds a reader may leave the queue full before it counts as gone
+# A snapshot's ops (save, load, rebase) and the agent's answer to each; the agent gives each up
+# to 300 s (pickling a large namespace), the server a little more.
+KEEP_ANSWERS = {"save": "saved", "load": "loaded", "rebase": "rebased"}
+KEEP_TIMEOUT = 330.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +47,7 @@ class SessionLimits:
     lifetime: float  # seconds from creation (or from being taken from the pool) to the end
     cpu_time: float  # CPU seconds of everything in the box, over its life
     output: int  # bytes of output per execution
+    pause_after: float = 0.0  # seconds without a request before it is paused (0: never)
 
 
 class Session:
@@ -63,13 +70,19 @@ class Session:
         self.cpu_base = 0
         self.op_out = False  # the execution holding the lock has sent its op to the agent
         self.interrupt_due = False  # an interrupt came before that op was out: it follows it
+        self.resumed = False  # started again from its pause since the last execution
+        self.resumes = 0
+        self.restore_error: str | None = None  # its state, read from a snapshot, was not
         self._closing: asyncio.Task[None] | None = None
 
     @classmethod
     async def start(
-        cls, live: LiveBoxes, spec: RunSpec, language: str, limits: SessionLimits
-    ) -> Session:
-        opening = live.submit(spec)
+        cls, live: LiveBoxes, spec: RunSpec, language: str, limits: SessionLimits,
+        lowers: tuple[Frozen, ...] = (),
+    ) -> Session:  # fmt: skip
+        """A session in a new box (its work dir over `lowers`, with layers), once its agent is
+        ready."""
+        opening = live.submit(spec, lowers)
         try:
             box, pipes = await asyncio.wrap_future(opening)
         except asyncio.CancelledError:
@@ -178,6 +191,23 @@ class Session:
             self.restarted = True
             self.touch()
 
+    async def keep(self, op: str, **fields: Any) -> dict[str, Any]:
+        """A snapshot's op (`save`, `load`, `rebase`) done by the agent, while no execution
+        runs (the caller holds the lock, or the session is not yet anyone's): the agent's
+        answer, its `error` set if it failed. AgentGone if the agent fails or says otherwise."""
+        self.link.send({"op": op, "path": frames.STATE, **fields})
+        while True:
+            event = await self.link.recv(KEEP_TIMEOUT)
+            if event["type"] == "restarted":  # the kernel had died while idle: a new one
+                self.restarted = True
+                continue
+            if event["type"] != KEEP_ANSWERS[op]:
+                raise AgentGone(f"the agent said {event['type']} to {op}")
+            if event["died"]:
+                self.restarted = True
+            self.touch()
+            return event
+
     async def close(self, reason: str) -> None:
         """End the session: kill its box, remove all it had. Safe to call more than once."""
         if self.ended is None:
@@ -204,6 +234,8 @@ class Session:
             "memory_bytes": reading.memory_usage if reading else None,
             "cpu_time": (reading.cpu_ns - self.cpu_base) / 1e9 if reading else None,
             "ended": self.ended,
+            "resumes": self.resumes,
+            "restore_error": self.restore_error,
         }
 
 
@@ -299,6 +331,7 @@ class Execution:
         finally:
             end.setdefault("status", "error")
             end["execution_time"] = round(time.monotonic() - started, 6)
+            end["resumed"], s.resumed = s.resumed, False
             s.touch()
             s.op_out = False
             s.lock.release()

@@ -60,20 +60,39 @@ class RunJupyterResponse(BaseModel):
     files: dict[str, str] = {}
 
 
-class SessionCreate(BaseModel):
+PauseAfter = Annotated[
+    float,
+    Field(ge=0, allow_inf_nan=False, description="seconds unused before it is paused (0: never)"),
+]
+SnapshotId = Annotated[str, Field(max_length=64, description="a snapshot's id")]
+
+
+class SessionLimitsFields(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    language: str = Field("python", description="python (an IPython kernel) or bash (a shell)")
     idle_timeout: Seconds | None = Field(None, description="seconds unused before it ends")
     lifetime: Seconds | None = Field(None, description="seconds it lives, however busy")
     memory_limit_MB: MemoryMB | None = Field(None, description="MiB for everything in its box")
+    pause_after: PauseAfter | None = Field(
+        None, description="seconds unused before its state goes to disk and its box is freed, "
+        "until its next use (0: never; default: the server's session_pause_after)",
+    )  # fmt: skip
+
+
+class SessionCreate(SessionLimitsFields):
+    language: str | None = Field(
+        None, description="python (an IPython kernel, the default) or bash (a shell)"
+    )
     files: NullableFiles | None = Field(None, description="path -> base64 content, in its work dir")
+    snapshot: SnapshotId | None = Field(
+        None, description="start from this snapshot (POST /sessions/{id}/snapshot made it)"
+    )
 
 
 class SessionInfo(BaseModel):
     id: str
     language: str
-    status: Literal["idle", "busy", "ended"]
+    status: Literal["idle", "busy", "paused", "ended"]
     kernel: dict[str, str] = {}
     created_at: float = Field(description="Unix time")
     expires_in: float = Field(description="seconds left of its lifetime")
@@ -84,6 +103,61 @@ class SessionInfo(BaseModel):
     memory_bytes: int | None = None
     cpu_time: float | None = None
     ended: str | None = None
+    paused_at: float | None = Field(None, description="Unix time it was paused, if it is")
+    resumes: int = Field(0, description="times it was paused and started again")
+    restore_error: str | None = Field(
+        None, description="why its state (variables, environment) could not be read back from "
+        "the snapshot it started from; its files are there",
+    )  # fmt: skip
+
+
+class ForkRequest(SessionLimitsFields):
+    count: int = Field(1, ge=1, description="sessions to make (at most the server's fork_max)")
+
+
+class NotCopied(BaseModel):
+    name: str
+    type: str
+    why: str
+
+
+class Holds(BaseModel):
+    """What a snapshot (or a fork) kept of its session."""
+
+    files: bool = Field(True, description="the work dir, whatever was installed or built there")
+    names: int | None = Field(None, description="Python: the names kept in the kernel")
+    cwd: str | None = Field(None, description="Python: the kernel's working directory")
+    environment: bool = Field(True, description="the environment (and a shell's functions)")
+    not_copied: list[NotCopied] = Field(
+        [], description="Python: names that could not be copied (open files, sockets, "
+        "generators, threads, ...) and why",
+    )  # fmt: skip
+    not_copied_count: int = 0
+
+
+class ForkResponse(BaseModel):
+    parent_id: str
+    sessions: list[SessionInfo]
+    holds: Holds
+
+
+class SnapshotInfo(BaseModel):
+    id: str
+    language: str
+    session_id: str = Field(description="the session it was taken of")
+    created_at: float = Field(description="Unix time")
+    status: Literal["writing", "ready", "failed"] = Field(
+        description="writing: its layers are being copied to disk (it can be used already)"
+    )
+    error: str | None = None
+    bytes: int = Field(description="bytes its layers take (shared with the snapshots below)")
+    layers: int
+    holds: Holds
+
+
+class SnapshotDeleted(BaseModel):
+    id: str
+    deleted: bool = True
 
 
 class ExecuteRequest(BaseModel):
@@ -110,6 +184,10 @@ class ExecuteResponse(BaseModel):
     truncated: bool = False
     execution_time: float = 0.0
     session_ended: str | None = Field(None, description="why the session ended, if it did")
+    resumed: bool = Field(
+        False, description="the session was paused (state on disk, box freed) and was started "
+        "again for this execution",
+    )  # fmt: skip
 
 
 class FileWritten(BaseModel):

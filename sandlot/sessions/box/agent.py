@@ -6,14 +6,23 @@ One execution at a time. The agent enforces its time limit (interrupt, then a fr
 shell if the interrupt does not end it) and its output cap, and says how it ended in one `end`
 event. The server checks all of it again: the box's code can kill, stop or impersonate this
 agent, and can only ever harm its own session by doing so.
+
+Between executions it also keeps a snapshot's state (ops `save`, `load`, `rebase`, each answered
+by one event): the runner writes what the file system does not hold (a kernel's names, a shell's
+working directory and environment) to a file in the work dir, which a snapshot's layer then
+holds, and reads it back in a new session's box; `rebase` follows the session onto new layers.
 """
 
+import contextlib
+import json
 import math
 import os
 import sys
 import time
 
 import frames
+
+REPORT = os.path.join(frames.PRIVATE, "state.json")  # what a snapshot's code says it did
 
 INTERRUPT_GRACE = 2.0  # seconds an interrupted execution may take to end before a restart
 START_GRACE = 10.0  # seconds an execution may take to start running, once it is to be interrupted
@@ -124,6 +133,73 @@ class Execution:
                         "truncated": self.truncated, **extra})  # fmt: skip
 
 
+class Quiet(Execution):
+    """An execution of the agent's own (a snapshot's save or load): its errors kept here, its
+    end noted, nothing sent to the server."""
+
+    def __init__(self, code, timeout):
+        super().__init__(None, {"code": code, "timeout": timeout, "max_output": 1 << 16})
+        self.status = None
+        self.said = []
+
+    def emit(self, event):
+        if event["type"] == "error":
+            self.said.append(f"{event['ename']}: {event['evalue']}")
+        elif event["type"] == "stderr":
+            self.said.append(event["text"])
+
+    def end(self, status, **extra):
+        self.status = status
+        self.died = bool(extra.get("died"))
+
+
+def call(runner, code, timeout):
+    """Run `code` quietly to its end (the runner has no execution under way): None, or what
+    went wrong and whether the kernel (or shell) died of it."""
+    quiet = Quiet(code, timeout)
+    runner.execute(quiet, quiet=True)
+    while quiet.status is None:
+        runner.poll([], max(0.0, quiet.wake() - time.monotonic()))
+        if runner.current is not None:
+            runner.tick(time.monotonic())
+    if quiet.status == "ok":
+        return None
+    if quiet.died:
+        return "the kernel died (a new one was started: variables are lost)", True
+    if quiet.timed_out:
+        return f"it took more than {timeout:g} s", False
+    return "".join(quiet.said)[-500:] or f"it ended with status {quiet.status}", False
+
+
+STATE_EVENTS = {"save": "saved", "load": "loaded", "rebase": "rebased"}
+STATE_TIMEOUT = 300.0  # seconds a save or load may take (pickling a large namespace)
+
+
+def keep(runner, op):
+    """A snapshot's op (`save`, `load`, `rebase`) as the event that answers it: what the runner's
+    code reported (the box's word), or the error that stopped it."""
+    kind = op["op"]
+    event = {"type": STATE_EVENTS[kind]}
+    if runner.current is not None:
+        return {**event, "error": "an execution is under way"}
+    try:
+        os.chdir("/sandbox")  # the agent's own working directory: into the work dir it has now
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(REPORT)
+        failed = call(runner, runner.state_code(kind, op, REPORT), STATE_TIMEOUT)
+        if failed is not None:
+            return {**event, "error": failed[0], "died": failed[1]}
+        with open(REPORT) as f:
+            report = json.load(f)
+    except Exception as exc:  # the box's code may have broken anything of its own
+        return {**event, "error": f"{type(exc).__name__}: {exc}"}
+    if not isinstance(report, dict):
+        return {**event, "error": "the report is not an object"}
+    if "error" in report:
+        return {**event, "error": str(report["error"])}
+    return {**event, "report": report}
+
+
 def serve(link, runner):
     """Run ops until the server closes fd 0."""
     runner.start()
@@ -151,6 +227,8 @@ def serve(link, runner):
                     elif kind == "restart":
                         runner.restart()
                         link.send({"type": "restarted"})
+                    elif kind in ("save", "load", "rebase"):
+                        link.send(keep(runner, op))
         if runner.current is not None:
             runner.tick(time.monotonic())
 

@@ -9,6 +9,10 @@ import time
 import zmq
 from kernel import KernelProcess
 
+# Run in the kernel for a snapshot (agent.py's `keep`): its functions, then the call.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "namespace.py")) as _f:
+    NAMESPACE = _f.read()
+
 # A SIGINT sent as the kernel announces a cell can land in ipykernel's own code before the cell
 # runs, where it is lost with the execution's reply: an interrupt waits this long after the
 # announcement.
@@ -36,12 +40,24 @@ class Notebook:
 
     # -- executions ----------------------------------------------------------------------------
 
-    def execute(self, execution):
-        self.current, self.reply, self.idle, self.running = execution, None, False, False
-        content = {"code": execution.code, "silent": False, "store_history": True,
+    def execute(self, execution, quiet=False):
+        """Run the execution's code; `quiet`: in no history and counted as no execution (the
+        kernel then announces nothing: it counts as running from now on, for interrupts)."""
+        self.current, self.reply, self.idle, self.running = execution, None, False, quiet
+        self.running_since = time.monotonic()
+        content = {"code": execution.code, "silent": quiet, "store_history": not quiet,
                    "user_expressions": {}, "allow_stdin": False,
                    "stop_on_error": False}  # fmt: skip
         self.msg_id = self.kernel.send(self.kernel.shell, "execute_request", content)
+
+    def state_code(self, kind, op, report):
+        """The code that does a snapshot's op in the kernel (namespace.py), in a namespace of
+        its own: the user's gains no name."""
+        path = op["path"]
+        args = (op.get("cwd") or "/sandbox", path) if kind == "rebase" else (path,)
+        source = f"{NAMESPACE}\nreported({kind}, {report!r}, *{args!r})\n"
+        return (f"__import__('builtins').exec(__import__('builtins').compile({source!r}, "
+                f"'<sandlot snapshot>', 'exec'), {{'__name__': 'sandlot_snapshot'}})")  # fmt: skip
 
     def interrupt(self):
         if self.current is not None:

@@ -14,6 +14,7 @@ import codecs
 import contextlib
 import os
 import select
+import shlex
 import signal
 import subprocess
 import time
@@ -35,6 +36,7 @@ class Shell:
         self.running = False  # bash has started the current execution's command line
         self.code = None  # and reported its exit status
         self.seq = 0
+        self.quiet = 0  # executions of the agent's own among them
         self.status_buf = b""
         os.makedirs(PRIVATE, mode=0o700, exist_ok=True)
         self.cell = os.path.join(PRIVATE, "cell.sh")
@@ -100,9 +102,11 @@ class Shell:
 
     # -- executions ----------------------------------------------------------------------------
 
-    def execute(self, execution):
+    def execute(self, execution, quiet=False):
+        """Run the execution's code; `quiet`: counted as no execution."""
         self.current, self.running, self.code = execution, False, None
         self.seq += 1
+        self.quiet += quiet
         fd = os.open(self.cell, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(execution.code)
@@ -160,8 +164,20 @@ class Shell:
 
     def _end(self, status, **extra):
         if self.current is not None:
-            self.current.end(status, execution_count=self.seq, **extra)
+            self.current.end(status, execution_count=self.seq - self.quiet, **extra)
             self.current = None
+
+    def state_code(self, kind, op, report):
+        """The command line that does a snapshot's op in bash: the exported variables, the
+        functions and the working directory, written as a script that sets them again."""
+        path = shlex.quote(op["path"])
+        if kind == "save":
+            return (f'{{ declare -px; declare -f; printf "cd -- %q\\n" "$PWD"; }} > {path} '
+                    f"&& printf '{{}}' > {shlex.quote(report)}")  # fmt: skip
+        done = f"printf '{{}}' > {shlex.quote(report)}"
+        if kind == "load":
+            return f". {path}; rm -f {path}; {done}"
+        return f'cd -- "$PWD" 2>/dev/null || cd /sandbox; rm -f {path}; {done}'
 
     # -- output ----------------------------------------------------------------------------
 

@@ -52,18 +52,23 @@ def best_of(parent: Session, tries: tuple[float, ...] = STEP_SIZES) -> tuple[Ses
     return forks[best], rewards[best]
 
 
-def main(url: str, rounds: int = 3) -> float:
-    with Client(url) as sb, sb.session("python") as setup:
+def main(
+    url: str, rounds: int = 3, api_key: str | None = None, tries: tuple[float, ...] = STEP_SIZES
+) -> list[float]:
+    """The best reward of each round."""
+    rewards = []
+    with Client(url, api_key=api_key) as sb, sb.session("python") as setup:
         assert setup.run(SETUP).status == "ok"
-        current, reward = setup, float("-inf")
+        current = setup
         for k in range(rounds):
-            kept, reward = best_of(current)
+            kept, reward = best_of(current, tries)
             if current is not setup:
                 current.close()
             current = kept
+            rewards.append(reward)
             print(f"round {k + 1}: best reward {reward:.5f}")
         current.close()
-        return reward
+    return rewards
 
 
 if __name__ == "__main__":

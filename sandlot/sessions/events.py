@@ -154,7 +154,7 @@ def _kept(raw: dict[str, Any]) -> dict[str, Any]:
          "why": _str(n, "why")[:WHY_CHARS]}
         for n in names[:MAX_NOT_COPIED]
     ]  # fmt: skip
-    out["not_copied_count"] = max(out["not_copied_count"], len(out["not_copied"]))
+    out["not_copied_count"] = max(out["not_copied_count"], len(names))
     return out
 
 

@@ -90,6 +90,7 @@ class Forks:
     async def close(self) -> None:
         await asyncio.gather(*self._persisting, return_exceptions=True)
         self.book.close()
+        await asyncio.to_thread(self.store.collect)
 
     # -- capturing a session -----------------------------------------------------------------
 
@@ -157,9 +158,7 @@ class Forks:
         record.layers = [(f.id, f.size) for f in stack]
         self.book.hold(record.id, stack)
         await asyncio.to_thread(self.store.write, record)
-        task = asyncio.create_task(self._persist(record, stack))
-        self._persisting.add(task)
-        task.add_done_callback(self._persisting.discard)
+        self._behind(self._persist(record, stack))
         return record, stack
 
     async def _persist(self, record: Snapshot, stack: tuple[Frozen, ...]) -> None:
@@ -213,8 +212,16 @@ class Forks:
         self.book.hold(session_id, stack)
 
     def ended(self, session_id: str, stack: tuple[Frozen, ...]) -> None:
-        """A session (live or paused) ended: its layers are no longer its own to keep."""
-        self.book.release(session_id, stack)
+        """A session (live or paused) ended: its layers are no longer its own to keep (and
+        those on disk that nothing names go)."""
+        if self.book.release(session_id, stack):
+            self._behind(asyncio.to_thread(self.store.collect))
+
+    def _behind(self, work: Awaitable[Any]) -> None:
+        """Run `work` in a task the forks wait for when they close."""
+        task = asyncio.ensure_future(work)
+        self._persisting.add(task)
+        task.add_done_callback(self._persisting.discard)
 
     # -- pauses ------------------------------------------------------------------------------
 

@@ -211,11 +211,12 @@ class SessionManager:
             self.forks.holds(session.id, session.box.lowers)
 
     def find(self, session_id: str, tenant: Tenant) -> Session | Paused:
-        """The tenant's session of that id, live or paused (see `get`)."""
+        """The tenant's session of that id, live or paused (see `get`), as it is: looking is
+        no use of it (its idle clock goes on)."""
         paused = self.paused.get(session_id)
         if paused is not None and paused.owner.tenant == tenant:
             return paused
-        return self.get(session_id, tenant)
+        return self.get(session_id, tenant, touch=False)
 
     async def use(self, session_id: str, tenant: Tenant) -> Session:
         """The tenant's live session of that id: a paused one is resumed first."""
@@ -224,14 +225,15 @@ class SessionManager:
             return await self._resume(found)
         return found
 
-    def get(self, session_id: str, tenant: Tenant) -> Session:
-        """The tenant's live session of that id; NotFound if it has none (another's is none of
-        its), SessionEnded saying why if its session has ended."""
+    def get(self, session_id: str, tenant: Tenant, touch: bool = True) -> Session:
+        """The tenant's live session of that id, used now (`touch`); NotFound if it has none
+        (another's is none of its), SessionEnded saying why if its session has ended."""
         session = self.sessions.get(session_id)
         if session is not None and (session.owner is None or session.owner.tenant != tenant):
             session = None
         if session is not None and session.ended is None:
-            session.touch()
+            if touch:
+                session.touch()
             return session
         if session is not None:  # it ended by itself (its box died, its agent failed)
             self._forget(session, session.ended or "it ended")

@@ -281,14 +281,19 @@ class Book:
             self.holders.setdefault(layer.id, set()).add(holder)
             self._lock_if_on_disk(layer)
 
-    def release(self, holder: str, layers: Iterable[Frozen]) -> None:
+    def release(self, holder: str, layers: Iterable[Frozen]) -> bool:
+        """`holder` holds `layers` no more; whether a layer on disk is now held by none here
+        (the store may then remove it, if no snapshot names it: `Store.collect`)."""
+        freed = False
         for layer in layers:
             held = self.holders.get(layer.id)
             if held is None:
                 continue
             held.discard(holder)
             if not held:
+                freed |= layer.memory is None
                 self._forget(layer.id)
+        return freed
 
     def _lock_if_on_disk(self, layer: Frozen) -> None:
         if layer.memory is None and layer.id not in self._locks:

@@ -5,7 +5,6 @@ control), tenancy, the quota, caps under a fork storm, and pause and resume (acr
 from __future__ import annotations
 
 import importlib.util
-import json
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import ROOT, SNAPSHOT_ROOT, Server, running_server
+from tests.conftest import ROOT, Server, running_server
 from tests.test_security_sessions import uid_processes, wait_until
 
 MiB = 1 << 20
@@ -438,41 +437,6 @@ def test_an_idle_session_is_paused_and_resumed_transparently(client, sessions):
     again = sessions.run(sid, "print(x)")
     assert again["resumed"] is False
     assert client.get(f"/sessions/{sid}").json()["resumes"] == 1
-
-
-def test_a_paused_session_and_its_snapshots_survive_a_server_restart(tmp_path):
-    snapshots = str(tmp_path / "snapshots")
-    env = {"SANDLOT_SNAPSHOT_DIR": snapshots, "SANDLOT_SESSION_POOL": "0"}
-    with (
-        running_server("--slots", "1", env=env) as first,
-        httpx.Client(base_url=first.url, timeout=300) as c,
-    ):
-        sid = c.post("/sessions", json={"pause_after": 1}).json()["id"]
-        r = c.post(f"/sessions/{sid}/execute", json={"code": "x = 'kept'"})
-        assert r.json()["status"] == "ok"
-        other = c.post("/sessions", json={}).json()["id"]
-        c.post(f"/sessions/{other}/execute", json={"code": "y = 'snap'"})
-        snap = c.post(f"/sessions/{other}/snapshot").json()["id"]
-        wait_until(lambda: paused(c, sid), 60, "the session was not paused")
-        wait_until(lambda: c.get(f"/snapshots/{snap}").json()["status"] == "ready", 60, "unwritten")
-        wait_until(lambda: json.loads(next(Path(snapshots, "sessions").glob("*.json")).read_text()),
-                   30, "no paused record")  # fmt: skip
-    with (
-        running_server("--slots", "1", env=env) as second,
-        httpx.Client(base_url=second.url, timeout=300) as c,
-    ):
-        assert c.get(f"/sessions/{sid}").json()["status"] == "paused"
-        out = c.post(f"/sessions/{sid}/execute", json={"code": "print(x)"}).json()
-        assert out["stdout"] == "kept\n" and out["resumed"] is True, out
-        r = c.post("/sessions", json={"snapshot": snap})
-        assert r.status_code == 200, r.text
-        out = c.post(f"/sessions/{r.json()['id']}/execute", json={"code": "print(y)"}).json()
-        assert out["stdout"] == "snap\n"
-        assert c.delete(f"/snapshots/{snap}").status_code == 200
-        assert c.delete(f"/sessions/{sid}").status_code == 200  # live, or paused again
-    assert not list(Path(snapshots, "sessions").glob("*.json"))  # nothing of it is left
-    assert not [p for p in Path(snapshots, "layers").iterdir() if p.is_dir()]
-    assert str(tmp_path).startswith("/tmp") and SNAPSHOT_ROOT.startswith("/tmp")
 
 
 def test_the_rl_example_sets_up_once_forks_and_keeps_the_best(server, client):

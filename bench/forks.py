@@ -1,0 +1,262 @@
+"""Latency of session snapshots, forks, restores and resumes through sandlot's HTTP API, as
+ratios against the baselines they replace, measured in the same run on the same server.
+
+    .venv/bin/python bench/forks.py [--requests N] [--count 4] [--pool 4] [--setup heavy|light]
+
+Every timed row ends when the new session(s) have answered a first execution (`probe`), so a
+fork's figure includes its box, its kernel and the state read back, not only the HTTP reply.
+
+- create: `POST /sessions` + probe, from a full pool of prestarted kernels.
+- create + setup: the same, then the setup cell: what a client pays without forks.
+- snapshot: `POST /sessions/{id}/snapshot` of the set-up session.
+- fork xN: `POST /sessions/{id}/fork` with `count` N, then a probe in each fork.
+- restore: `POST /sessions` with `snapshot`, then a probe.
+- resume: the first execution in a session that was paused (its box freed), next to an
+  execution in a live session.
+
+The setups: "heavy" imports numpy, pandas, scipy and sympy, builds arrays and writes a work dir
+of 200 files; "light" sets a few names and writes one file. Ratios (printed, not asserted):
+fork / create is what a fork costs over a fresh session; fork / (create + setup) is what it
+saves over setting up again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+from engine import start_server, stop_server, wait_ping
+
+SETUPS = {
+    "heavy": """
+import os
+import numpy as np, pandas as pd, scipy.optimize as opt, sympy as sp
+rng = np.random.default_rng(0)
+x = rng.normal(size=(20000, 8)); y = x @ rng.normal(size=8)
+frame = pd.DataFrame(x, columns=list("abcdefgh"))
+sym = sp.symbols("a:h")
+os.makedirs("repo/src", exist_ok=True)
+for i in range(200):
+    open(f"repo/src/m{i}.py", "w").write(f"def f{i}(v):\\n    return v + {i}\\n" * 50)
+""",
+    "light": """
+import os
+table = {i: str(i) for i in range(1000)}
+def score(v): return len(table) + v
+open("data.txt", "w").write("x" * 10000)
+""",
+}
+PROBE = "print(len(os.listdir('.')))"
+# its own uids and state dir, apart from the other benches (and a server they may run beside)
+ENV = {
+    "SANDLOT_UID_BASE": "65400",
+    "SANDLOT_SESSION_UID_BASE": "67000",
+    "SANDLOT_STATE_DIR": "/run/sandlot-bench-forks",
+}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Bench:
+    def __init__(self, c: httpx.Client, pool: int) -> None:
+        self.c, self.pool = c, pool
+
+    def pool_full(self, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.c.get("/health").json()["sessions"]["pool_ready"] < self.pool:
+            if time.monotonic() > deadline:
+                sys.exit("the pool did not fill up")
+            time.sleep(0.05)
+
+    def ok(self, r: httpx.Response) -> dict:
+        if r.status_code != 200:
+            sys.exit(f"{r.request.method} {r.request.url.path}: {r.status_code} {r.text[:500]}")
+        return r.json()
+
+    def run(self, sid: str, code: str) -> dict:
+        out = self.ok(self.c.post(f"/sessions/{sid}/execute", json={"code": code}))
+        if out["status"] != "ok":
+            sys.exit(f"an execution failed: {out}")
+        return out
+
+    def create(self, **fields) -> str:
+        sid = self.ok(self.c.post("/sessions", json={"language": "python", **fields}))["id"]
+        self.run(sid, "import os")
+        return sid
+
+    def drop(self, *sids: str) -> None:
+        for sid in sids:
+            self.c.delete(f"/sessions/{sid}")
+
+    def timed(self, n: int, call: Callable[[], list[str]]) -> list[float]:
+        """`call` n times, each after the pool has refilled and the sessions it made are gone."""
+        out = []
+        for _ in range(n):
+            self.pool_full()
+            t = time.perf_counter()
+            made = call()
+            out.append((time.perf_counter() - t) * 1000)
+            self.drop(*made)
+        return out
+
+    def ready(self, snap: str, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.ok(self.c.get(f"/snapshots/{snap}"))["status"] != "ready":
+            if time.monotonic() > deadline:
+                sys.exit("the snapshot was not written")
+            time.sleep(0.05)
+
+
+def measure(url: str, n: int, count: int, pool: int, setup: str) -> dict[str, list[float]]:
+    rows: dict[str, list[float]] = {}
+    with httpx.Client(base_url=url, timeout=600) as c:
+        b = Bench(c, pool)
+        b.pool_full()
+        b.drop(b.create())  # a first kernel's imports warm the page cache for the rest
+
+        def fresh() -> list[str]:
+            return [b.create()]
+
+        def fresh_setup() -> list[str]:
+            sid = b.create()
+            b.run(sid, setup)
+            b.run(sid, PROBE)
+            return [sid]
+
+        rows["create"] = b.timed(n, fresh)
+        rows["create + setup"] = b.timed(n, fresh_setup)
+        parent = fresh_setup()[0]
+
+        def snapshot() -> list[str]:
+            snap = b.ok(c.post(f"/sessions/{parent}/snapshot"))["id"]
+            b.ready(snap)  # written to disk before the next, so they do not queue
+            c.delete(f"/snapshots/{snap}")
+            return []
+
+        rows["snapshot"] = b.timed(n, snapshot)
+
+        def fork(k: int) -> Callable[[], list[str]]:
+            def call() -> list[str]:
+                r = c.post(f"/sessions/{parent}/fork", json={"count": k})
+                kids = [s["id"] for s in b.ok(r)["sessions"]]
+                for kid in kids:
+                    b.run(kid, PROBE)
+                return kids
+
+            return call
+
+        rows["fork x1"] = b.timed(n, fork(1))
+        rows[f"fork x{count}"] = b.timed(n, fork(count))
+        snap = b.ok(c.post(f"/sessions/{parent}/snapshot"))["id"]
+        b.ready(snap)
+
+        def restore() -> list[str]:
+            sid = b.ok(c.post("/sessions", json={"snapshot": snap}))["id"]
+            b.run(sid, PROBE)
+            return [sid]
+
+        rows["restore"] = b.timed(n, restore)
+        rows["execute (live)"] = b.timed(n, lambda: (b.run(parent, PROBE), [])[1])
+        sleeper = b.create(pause_after=1)
+        b.run(sleeper, setup)
+
+        def resume() -> list[str]:
+            deadline = time.monotonic() + 120
+            while c.get(f"/sessions/{sleeper}").json()["status"] != "paused":
+                if time.monotonic() > deadline:
+                    sys.exit("the session was not paused")
+                time.sleep(0.05)
+            b.pool_full()
+            t = time.perf_counter()
+            out = b.run(sleeper, PROBE)
+            rows.setdefault("resume", []).append((time.perf_counter() - t) * 1000)
+            if not out.get("resumed"):
+                sys.exit(f"the execution did not resume the session: {out}")
+            return []
+
+        for _ in range(max(2, n // 2)):
+            resume()
+        b.drop(parent, sleeper)
+        c.delete(f"/snapshots/{snap}")
+    return rows
+
+
+def report(rows: dict[str, list[float]], count: int) -> dict[str, dict[str, float | None]]:
+    p50 = {name: pct(v, 0.5) for name, v in rows.items()}
+    bases = {
+        "create + setup": ("create", 1),
+        "fork x1": ("create", 1),
+        f"fork x{count}": ("create", count),
+        "restore": ("create", 1),
+        "resume": ("execute (live)", 1),
+    }
+    saves = {"fork x1": 1, f"fork x{count}": count, "restore": 1}
+    out: dict[str, dict[str, float | None]] = {}
+    for name, values in rows.items():
+        base, times = bases.get(name, (None, 1))
+        out[name] = {
+            "p50_ms": round(p50[name], 1),
+            "p90_ms": round(pct(values, 0.9), 1),
+            "vs": None if base is None else round(p50[name] / (times * p50[base]), 2),
+            "vs_setup": (
+                round(p50[name] / (saves[name] * p50["create + setup"]), 2)
+                if name in saves
+                else None
+            ),
+        }
+    return out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--requests", type=int, default=6)
+    p.add_argument("--count", type=int, default=4, help="sessions per fork in the fork xN row")
+    p.add_argument("--pool", type=int, default=4, help="prestarted kernels (SESSION_POOL)")
+    p.add_argument("--setup", choices=sorted(SETUPS), default="heavy")
+    p.add_argument("--out", help="write the figures as JSON here too")
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "server.log"
+        env = {
+            **ENV,
+            "SANDLOT_SESSION_POOL": str(args.pool),
+            "SANDLOT_SESSION_MAX": str(args.count + 4),
+            "SANDLOT_SNAPSHOT_DIR": str(Path(tmp) / "snapshots"),
+        }
+        proc, url = start_server(1, log, env)
+        try:
+            wait_ping(url, proc, log)
+            rows = measure(url, args.requests, args.count, args.pool, SETUPS[args.setup])
+        except (httpx.HTTPError, SystemExit):
+            sys.stderr.write(f"the server's log, last lines:\n{log.read_text()[-4000:]}\n")
+            raise
+        finally:
+            stop_server(proc)
+    figures = report(rows, args.count)
+    load = os.getloadavg()[0]
+    print(f"setup={args.setup} count={args.count} pool={args.pool} requests={args.requests} "
+          f"load={load:.1f}")  # fmt: skip
+    print(f"{'':16} {'p50 ms':>8} {'p90 ms':>8}  {'ratio':>18}  {'vs create + setup':>18}")
+    for name, r in figures.items():
+        base = {"resume": "execute (live)"}.get(name, "create")
+        scale = args.count if name == f"fork x{args.count}" else 1
+        of = f"{base}" if scale == 1 else f"{scale} x {base}"
+        vs = "" if r["vs"] is None else f"{r['vs']:.2f} x {of}"
+        saves = "" if r["vs_setup"] is None else f"{r['vs_setup']:.2f} x"
+        print(f"{name:16} {r['p50_ms']:8.1f} {r['p90_ms']:8.1f}  {vs:>24}  {saves:>12}")
+    if args.out:
+        Path(args.out).write_text(json.dumps({"args": vars(args), "rows": figures}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

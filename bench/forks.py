@@ -1,7 +1,7 @@
 """Latency of session snapshots, forks, restores and resumes through sandlot's HTTP API, as
 ratios against the baselines they replace, measured in the same run on the same server.
 
-    .venv/bin/python bench/forks.py [--requests N] [--count 4] [--pool 4] [--setup heavy|light]
+    .venv/bin/python bench/forks.py [--setup work|imports|light] [--count 4] [--requests N]
 
 Every timed row ends when the new session(s) have answered a first execution (`probe`), so a
 fork's figure includes its box, its kernel and the state read back, not only the HTTP reply.
@@ -14,8 +14,10 @@ fork's figure includes its box, its kernel and the state read back, not only the
 - resume: the first execution in a session that was paused (its box freed), next to an
   execution in a live session.
 
-The setups: "heavy" imports numpy, pandas, scipy and sympy, builds arrays and writes a work dir
-of 200 files; "light" sets a few names and writes one file. Ratios (printed, not asserted):
+The setups: "work" computes (a sort of a million numbers, a dict of 200,000 digests) and writes
+20 MB in 500 files, with the standard library alone; "imports" imports numpy, pandas, scipy and
+sympy, builds arrays and writes a work dir of 200 files; "light" sets a few names and writes one
+file. Ratios (printed, not asserted):
 fork / create is what a fork costs over a fresh session; fork / (create + setup) is what it
 saves over setting up again.
 """
@@ -35,7 +37,16 @@ import httpx
 from engine import start_server, stop_server, wait_ping
 
 SETUPS = {
-    "heavy": """
+    "work": """
+import os, random, hashlib
+random.seed(0)
+ranked = sorted(random.random() for _ in range(1_000_000))
+index = {hashlib.sha256(str(i).encode()).hexdigest(): i for i in range(200_000)}
+os.makedirs("build", exist_ok=True)
+for i in range(500):
+    open(f"build/part{i}.bin", "wb").write(random.randbytes(40_000))
+""",
+    "imports": """
 import os
 import numpy as np, pandas as pd, scipy.optimize as opt, sympy as sp
 rng = np.random.default_rng(0)
@@ -222,7 +233,7 @@ def main() -> None:
     p.add_argument("--requests", type=int, default=6)
     p.add_argument("--count", type=int, default=4, help="sessions per fork in the fork xN row")
     p.add_argument("--pool", type=int, default=4, help="prestarted kernels (SESSION_POOL)")
-    p.add_argument("--setup", choices=sorted(SETUPS), default="heavy")
+    p.add_argument("--setup", choices=sorted(SETUPS), default="work")
     p.add_argument("--out", help="write the figures as JSON here too")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

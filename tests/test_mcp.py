@@ -365,6 +365,33 @@ def test_attack_a_second_key_cannot_see_or_drive_the_first_keys_sessions(keyed: 
     run(body)
 
 
+def test_snapshot_and_fork_branch_a_session_and_stay_the_keys_own(keyed: Server) -> None:
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as a, over_http(keyed.url, KEY_B) as b:
+            sid = (await ok(a, "session_create"))["id"]
+            await ok(a, "session_run", session_id=sid, code="x = 41\nimport threading\n"
+                     "lock = threading.Lock()")  # fmt: skip
+            res = await call(a, "session_snapshot", session_id=sid)
+            assert not res.is_error and "lock" in text(res)  # what it could not copy, named
+            snap = res.structured_content["id"]
+            forked = await ok(a, "session_fork", session_id=sid, count=2)
+            kids = [s["id"] for s in forked["sessions"]]
+            for kid in kids:
+                assert "42" in text(await call(a, "session_run", session_id=kid, code="x + 1"))
+            restored = (await ok(a, "session_create", snapshot=snap))["id"]
+            assert "41" in text(await call(a, "session_run", session_id=restored, code="x"))
+            # another key: the session and the snapshot do not exist
+            for tool, args in (("session_fork", {"session_id": sid}),
+                               ("session_snapshot", {"session_id": sid}),
+                               ("session_create", {"snapshot": snap})):  # fmt: skip
+                res = await b.call_tool(tool, args)
+                assert res.is_error and "no " in text(res), (tool, text(res))
+            for done in (sid, *kids, restored):
+                await ok(a, "session_close", session_id=done)
+
+    run(body)
+
+
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "t", "version": "0"}}}  # fmt: skip

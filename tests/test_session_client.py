@@ -197,3 +197,76 @@ def test_verl_example_keeps_state_across_turns(server, verl_stub):
     first, second, third = asyncio.run(go())
     assert first == "" and second.startswith("12.566")
     assert "NameError" in third
+
+
+def test_snapshot_fork_and_restore_sync(server):
+    with Client(server.url) as sb, sb.session("python") as s:
+        s.run("x = 1\nopen('f.txt', 'w').write('kept')")
+        snap = s.snapshot()
+        assert snap.holds.names == 1 and snap.holds.not_copied == []
+        kids = s.fork(2)
+        assert [k.run("x += 1\nx").stdout for k in kids] == ["", ""]
+        assert [feedback(k.run("x")) for k in kids] == ["2\n", "2\n"]
+        assert feedback(s.run("x")) == "1\n"  # the parent's is its own
+        for kid in kids:
+            kid.close()
+        assert snap.id in [n.id for n in sb.snapshots()]
+        with sb.from_snapshot(snap) as restored:
+            assert restored.language == "python"
+            assert feedback(restored.run("x, open('f.txt').read()")) == "(1, 'kept')\n"
+        sb.delete_snapshot(snap)
+        assert sb.snapshots() == []
+        with pytest.raises(ServerError) as gone:
+            sb.from_snapshot(snap.id)
+        assert gone.value.status_code == 404
+
+
+def test_snapshot_fork_and_restore_async_and_tool_sessions(server):
+    async def go() -> None:
+        async with AsyncClient(server.url) as sb:
+            async with await sb.session("bash") as s:
+                await s.run("export N=5")
+                (kid,) = await s.fork(1)
+                assert (await kid.run("echo $N")).stdout == "5\n"
+                await kid.close()
+                snap = await s.snapshot()
+            tools = ToolSessions(sb, language="bash", timeout=30)
+            await tools.create("set-up", snapshot=snap)
+            assert await tools.execute("set-up", "echo $N") == "5\n"
+            await tools.execute("set-up", "export N=6")
+            await tools.fork("set-up", ["a", "b"])
+            assert [await tools.execute(k, "echo $N") for k in ("a", "b")] == ["6\n", "6\n"]
+            await tools.close()
+            await sb.delete_snapshot(snap)
+
+    asyncio.run(go())
+
+
+def test_verl_example_starts_every_trajectory_from_a_snapshot(server, verl_stub):
+    spec = importlib.util.spec_from_file_location("verl_tool", ROOT / "examples" / "verl_tool.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    with Client(server.url) as sb, sb.session("python") as setup:
+        setup.run("data = [3, 1, 2]")
+        snap = setup.snapshot()
+
+    async def go() -> list[str]:
+        seen = []
+        plain = {"sandlot_url": server.url, "timeout": 20}
+        for config, kwargs in (
+            ({**plain, "snapshot": snap.id}, {}),  # every trajectory from the tool's config
+            (plain, {"create_kwargs": {"snapshot": snap.id}}),  # or from the sample's
+            (plain, {}),  # control: neither, a fresh session
+        ):
+            tool = example.SandlotSessionTool(config, None)
+            iid, _ = await tool.create(**kwargs)
+            response, _, _ = await tool.execute(iid, {"code": "sorted(data)"})
+            seen.append(response.text)
+            await tool.release(iid)
+            await tool.sessions.client.close()
+        return seen
+
+    first, second, control = asyncio.run(go())
+    assert first == second == "[1, 2, 3]\n" and "NameError" in control
+    with Client(server.url) as sb:
+        sb.delete_snapshot(snap)

@@ -20,6 +20,7 @@ box from it (`use`). Paused sessions count against `session_paused_max`, not `se
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import logging
 import math
@@ -194,9 +195,8 @@ class SessionManager:
                 stack = await self.require_forks().stack_of(record)
                 session, _ = await self.require_forks().start_from(stack, name, limits)
             else:
-                session = await self.pool.take() if name == "python" else None
-                if session is None:
-                    session = await self._start(name, limits)
+                pooled = await self.pool.take() if name == "python" else None
+                session = pooled if pooled is not None else await self._start(name, limits)
             await self._prepare(session, limits, files or {})
         finally:
             self._creating -= 1
@@ -381,7 +381,7 @@ class SessionManager:
         self, session_id: str, tenant: Tenant, count: int, *, idle_timeout: float | None = None,
         lifetime: float | None = None, memory_mb: int | None = None,
         pause_after: float | None = None,
-    ) -> tuple[list[Session], dict[str, Any]]:  # fmt: skip
+    ) -> tuple[builtins.list[Session], dict[str, Any]]:  # fmt: skip
         """`count` new sessions with the state of the tenant's session (which goes on), each
         with its own box, uid, limits (the parent's unless given) and work dir; and what of the
         state was kept. All or none: a fork that fails leaves no session of it."""

@@ -154,7 +154,7 @@ def test_attack_session_reads_another_sessions_files_and_processes(client, serve
     """))  # fmt: skip
     victim_uid = box_uid(sessions, victim)
     host_pids = [int(line.split()[1]) for line in uid_processes(victim_uid)]
-    victim_dir = next(Path(server.state_dir).glob(f"*/live/work-{victim_uid}"))
+    victim_dir = next(Path(server.state_dir).glob(f"*/live/**/work-{victim_uid}*"))
     attacker = sessions.new()
     out = sessions.run(attacker, py(f"""
         import glob, os
@@ -417,7 +417,7 @@ def test_sessions_do_not_leak_into_host_mounts_or_processes(server, sessions):
     sessions.client.delete(f"/sessions/{sid}")
     wait_until(lambda: not uid_processes(uid), 10, "the session's processes remain")
     assert f"work-{uid}" not in Path("/proc/self/mounts").read_text()
-    assert not list(Path(server.state_dir).glob(f"*/live/work-{uid}"))
+    assert not list(Path(server.state_dir).glob(f"*/live/**/work-{uid}*"))
     assert not list(Path("/sys/fs/cgroup").glob(f"*/**/live-{uid}"))
 
 

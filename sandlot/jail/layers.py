@@ -224,10 +224,11 @@ class Layers:
 
     def stack(self, lowers: Sequence[Frozen], upper: Writable, uid: int) -> str:
         """An overlay of `upper` over `lowers` (the first on top) as `uid` sees it, mounted at
-        a new path under `root/merged`, which it returns."""
+        a new path under `root/merged`, which it returns (named after the uid, so that the
+        host's mount table says whose it is, as a plain work dir's does)."""
         if len(lowers) > MAX_LAYERS:
             raise JailError(f"a box stacks at most {MAX_LAYERS} layers, not {len(lowers)}")
-        target = self.root / "merged" / secrets.token_hex(8)
+        target = self.root / "merged" / f"work-{uid}-{secrets.token_hex(8)}"
         target.mkdir(mode=0o700)
         userns = self.userns(uid)
         fds: list[int] = []

@@ -1,7 +1,7 @@
 """Latency of session snapshots, forks, restores and resumes through sandlot's HTTP API, as
 ratios against the baselines they replace, measured in the same run on the same server.
 
-    .venv/bin/python bench/forks.py [--setup work|imports|light] [--count 4] [--requests N]
+    .venv/bin/python bench/forks.py [--setup target|work|imports|light] [--count 8] [--idle N]
 
 Every timed row ends when the new session(s) have answered a first execution (`probe`), so a
 fork's figure includes its box, its kernel and the state read back, not only the HTTP reply.
@@ -14,12 +14,18 @@ fork's figure includes its box, its kernel and the state read back, not only the
 - resume: the first execution in a session that was paused (its box freed), next to an
   execution in a live session.
 
-The setups: "work" computes (a sort of a million numbers, a dict of 200,000 digests) and writes
-20 MB in 500 files, with the standard library alone; "imports" imports numpy, pandas, scipy and
-sympy, builds arrays and writes a work dir of 200 files; "light" sets a few names and writes one
-file. Ratios (printed, not asserted):
-fork / create is what a fork costs over a fresh session; fork / (create + setup) is what it
-saves over setting up again.
+The setups: "target" is issue 44's: 200 MB of files in the work dir (200 files of 1 MiB) and
+about 50 MB of Python objects (130,000 small dicts, as tracemalloc counts them); "work"
+computes (a sort of a million numbers, a dict of 200,000 digests) and writes 20 MB in 500
+files, with the standard library alone; "imports" imports numpy, pandas, scipy and sympy,
+builds arrays and writes a work dir of 200 files; "light" sets a few names and writes one file.
+Ratios (printed, not asserted): fork / create is what a fork costs over a fresh session;
+fork / (create + setup) is what it saves over setting up again.
+
+It also prints the bytes a fork of `count` sessions holds (the layers they share, in memory,
+and their own writable layers: the sum of the used bytes of every layer tmpfs) against one
+snapshot's `bytes`; and with `--idle N`, the memory N idle Python sessions hold live (their
+cgroups') against paused (nothing in memory; their snapshots on disk), per session.
 """
 
 from __future__ import annotations
@@ -37,6 +43,14 @@ import httpx
 from engine import start_server, stop_server, wait_ping
 
 SETUPS = {
+    "target": """
+import os
+os.makedirs("site", exist_ok=True)
+for i in range(200):
+    open(f"site/pkg{i}.bin", "wb").write(os.urandom(1 << 20))
+objects = [{"id": i, "name": f"item-{i}", "tags": ["a", "b"], "score": i * 0.5}
+           for i in range(130_000)]
+""",
     "work": """
 import os, random, hashlib
 random.seed(0)
@@ -76,6 +90,26 @@ ENV = {
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def layer_bytes() -> int:
+    """The used bytes of every layer tmpfs of the bench's server, sealed and writable."""
+    total = 0
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        mount, fstype = fields[4], fields[fields.index("-") + 1]
+        if (
+            fstype == "tmpfs"
+            and mount.startswith(ENV["SANDLOT_STATE_DIR"] + "/")
+            and ("/layers/" in mount)
+        ):
+            st = os.statvfs(mount)
+            total += (st.f_blocks - st.f_bfree) * st.f_frsize
+    return total
+
+
+def disk_bytes(root: Path) -> int:
+    return sum(p.lstat().st_blocks * 512 for p in root.rglob("*"))
 
 
 class Bench:
@@ -128,18 +162,38 @@ class Bench:
             time.sleep(0.05)
 
 
-def measure(url: str, n: int, count: int, pool: int, setup: str) -> dict[str, list[float]]:
+def measure(
+    url: str, n: int, count: int, pool: int, setup: str, store: Path
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """The timed rows, and the bytes: what a fork of `count` holds against one snapshot."""
     rows: dict[str, list[float]] = {}
+    sizes: dict[str, float] = {}
     with httpx.Client(base_url=url, timeout=600) as c:
         b = Bench(c, pool)
         b.pool_full()
         b.drop(b.create())  # a first kernel's imports warm the page cache for the rest
+        base = layer_bytes()
+        holder = b.create(memory_limit_MB=2048)
+        b.run(holder, setup)
+        before = disk_bytes(store)
+        first = b.ok(c.post(f"/sessions/{holder}/snapshot"))
+        b.ready(first["id"])
+        sizes["snapshot bytes"] = first["bytes"]
+        sizes["snapshot on disk"] = disk_bytes(store) - before
+        forked = b.ok(c.post(f"/sessions/{holder}/fork", json={"count": count}))["sessions"]
+        for kid in forked:
+            b.run(kid["id"], PROBE)
+        # in memory (layers not on disk) and on disk (the snapshot's, which the forks stack)
+        sizes["parent and forks hold"] = layer_bytes() - base + disk_bytes(store) - before
+        sizes["forks on disk"] = disk_bytes(store) - before - sizes["snapshot on disk"]
+        b.drop(*(kid["id"] for kid in forked), holder)
+        c.delete(f"/snapshots/{first['id']}")
 
         def fresh() -> list[str]:
             return [b.create()]
 
         def fresh_setup() -> list[str]:
-            sid = b.create()
+            sid = b.create(memory_limit_MB=2048)
             b.run(sid, setup)
             b.run(sid, PROBE)
             return [sid]
@@ -148,13 +202,13 @@ def measure(url: str, n: int, count: int, pool: int, setup: str) -> dict[str, li
         rows["create + setup"] = b.timed(n, fresh_setup)
         parent = fresh_setup()[0]
 
-        def snapshot() -> list[str]:
+        for _ in range(n):  # the reply's latency; each written to disk before the next
+            b.pool_full()
+            t = time.perf_counter()
             snap = b.ok(c.post(f"/sessions/{parent}/snapshot"))["id"]
-            b.ready(snap)  # written to disk before the next, so they do not queue
+            rows.setdefault("snapshot", []).append((time.perf_counter() - t) * 1000)
+            b.ready(snap)
             c.delete(f"/snapshots/{snap}")
-            return []
-
-        rows["snapshot"] = b.timed(n, snapshot)
 
         def fork(k: int) -> Callable[[], list[str]]:
             def call() -> list[str]:
@@ -199,7 +253,29 @@ def measure(url: str, n: int, count: int, pool: int, setup: str) -> dict[str, li
             resume()
         b.drop(parent, sleeper)
         c.delete(f"/snapshots/{snap}")
-    return rows
+    return rows, sizes
+
+
+def idle_memory(url: str, n: int, pool: int, store: Path) -> dict[str, float]:
+    """Bytes per idle Python session: in memory live (its cgroup's), and paused (in memory,
+    and its snapshot on disk)."""
+    with httpx.Client(base_url=url, timeout=600) as c:
+        b = Bench(c, pool)
+        live = [b.create() for _ in range(n)]
+        time.sleep(2)
+        held = sum(c.get(f"/sessions/{sid}").json()["memory_bytes"] or 0 for sid in live)
+        b.drop(*live)
+        before = disk_bytes(store)
+        sleepers = [b.create(pause_after=1) for _ in range(n)]
+        deadline = time.monotonic() + 300
+        while any(c.get(f"/sessions/{sid}").json()["status"] != "paused" for sid in sleepers):
+            if time.monotonic() > deadline:
+                sys.exit("the sessions were not paused")
+            time.sleep(0.2)
+        paused = sum(c.get(f"/sessions/{sid}").json()["memory_bytes"] or 0 for sid in sleepers)
+        on_disk = disk_bytes(store) - before
+        b.drop(*sleepers)
+    return {"live memory": held / n, "paused memory": paused / n, "paused on disk": on_disk / n}
 
 
 def report(rows: dict[str, list[float]], count: int) -> dict[str, dict[str, float | None]]:
@@ -231,23 +307,28 @@ def report(rows: dict[str, list[float]], count: int) -> dict[str, dict[str, floa
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--requests", type=int, default=6)
-    p.add_argument("--count", type=int, default=4, help="sessions per fork in the fork xN row")
-    p.add_argument("--pool", type=int, default=4, help="prestarted kernels (SESSION_POOL)")
+    p.add_argument("--count", type=int, default=8, help="sessions per fork in the fork xN row")
+    p.add_argument("--pool", type=int, default=8, help="prestarted kernels (SESSION_POOL)")
+    p.add_argument("--idle", type=int, default=0, help="idle sessions to hold, live and paused")
     p.add_argument("--setup", choices=sorted(SETUPS), default="work")
     p.add_argument("--out", help="write the figures as JSON here too")
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "server.log"
+        log, store = Path(tmp) / "server.log", Path(tmp) / "snapshots"
         env = {
             **ENV,
             "SANDLOT_SESSION_POOL": str(args.pool),
-            "SANDLOT_SESSION_MAX": str(args.count + 4),
-            "SANDLOT_SNAPSHOT_DIR": str(Path(tmp) / "snapshots"),
+            "SANDLOT_SESSION_MAX": str(max(args.count, args.idle) + 4),
+            "SANDLOT_SNAPSHOT_DIR": str(store),
+            "SANDLOT_SESSION_DISK_BYTES": str(512 << 20),
         }
         proc, url = start_server(1, log, env)
         try:
             wait_ping(url, proc, log)
-            rows = measure(url, args.requests, args.count, args.pool, SETUPS[args.setup])
+            setup = SETUPS[args.setup]
+            rows, sizes = measure(url, args.requests, args.count, args.pool, setup, store)
+            if args.idle:
+                sizes |= idle_memory(url, args.idle, args.pool, store)
         except (httpx.HTTPError, SystemExit):
             sys.stderr.write(f"the server's log, last lines:\n{log.read_text()[-4000:]}\n")
             raise
@@ -265,8 +346,19 @@ def main() -> None:
         vs = "" if r["vs"] is None else f"{r['vs']:.2f} x {of}"
         saves = "" if r["vs_setup"] is None else f"{r['vs_setup']:.2f} x"
         print(f"{name:16} {r['p50_ms']:8.1f} {r['p90_ms']:8.1f}  {vs:>24}  {saves:>12}")
+    mb = {name: f"{value / 1e6:.3g} MB" for name, value in sizes.items()}
+    print(f"one snapshot: {mb['snapshot bytes']} ({mb['snapshot on disk']} on disk); with it, the "
+          f"parent and {args.count} forks hold {mb['parent and forks hold']} in all (memory and "
+          f"disk), {sizes['parent and forks hold'] / sizes['snapshot bytes']:.2f} x one snapshot; "
+          f"the forks wrote {mb['forks on disk']} to disk")  # fmt: skip
+    if args.idle:
+        print(f"an idle session holds {mb['live memory']} of memory live, {mb['paused memory']} "
+              f"paused ({mb['paused on disk']} on disk); x 1000: "
+              f"{sizes['live memory'] * 1000 / 1e9:.1f} GB against "
+              f"{sizes['paused memory'] * 1000 / 1e9:.1f} GB")  # fmt: skip
     if args.out:
-        Path(args.out).write_text(json.dumps({"args": vars(args), "rows": figures}, indent=2))
+        out = {"args": vars(args), "rows": figures, "bytes": sizes}
+        Path(args.out).write_text(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

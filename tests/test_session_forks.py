@@ -144,6 +144,8 @@ def test_a_fork_has_its_parents_state_and_what_it_changes_is_its_own(sessions):
     probe = "print(add(1), p.v, os.getcwd(), open('/sandbox/data.txt').read(), os.environ['MARK'])"
     for fork in (a, b):
         assert sessions.out(fork, probe) == "42 7 /sandbox/deep from the parent set\n"
+    # the restore turned the cyclic collector off while it read the names, and back on
+    assert sessions.out(a, "import gc; print(gc.isenabled())") == "True\n"
     # a fork writes a file, changes one it inherited and sets a variable
     sessions.out(a, "y = 'a'; open('/sandbox/mine.txt', 'w').write('a'); "
                     "open('/sandbox/data.txt', 'w').write('changed by a')")  # fmt: skip

@@ -1,7 +1,7 @@
 """Latency of session snapshots, forks, restores and resumes through sandlot's HTTP API, as
 ratios against the baselines they replace, measured in the same run on the same server.
 
-    .venv/bin/python bench/forks.py [--setup target|work|imports|light] [--count 8] [--idle N]
+    .venv/bin/python bench/forks.py [--setup target|files|work|imports|light] [--count 8] [--idle N]
 
 Every timed row ends when the new session(s) have answered a first execution (`probe`), so a
 fork's figure includes its box, its kernel and the state read back, not only the HTTP reply.
@@ -15,17 +15,17 @@ fork's figure includes its box, its kernel and the state read back, not only the
   execution in a live session.
 
 The setups: "target" is issue 44's: 200 MB of files in the work dir (200 files of 1 MiB) and
-about 50 MB of Python objects (130,000 small dicts, as tracemalloc counts them); "work"
-computes (a sort of a million numbers, a dict of 200,000 digests) and writes 20 MB in 500
-files, with the standard library alone; "imports" imports numpy, pandas, scipy and sympy,
-builds arrays and writes a work dir of 200 files; "light" sets a few names and writes one file.
-Ratios (printed, not asserted): fork / create is what a fork costs over a fresh session;
-fork / (create + setup) is what it saves over setting up again.
+about 50 MB of Python objects (130,000 small dicts, as tracemalloc counts them); "files" the
+same files alone; "work" computes (a sort of a million numbers, a dict of 200,000 digests) and
+writes 20 MB in 500 files, with the standard library alone; "imports" imports numpy, pandas,
+scipy and sympy, builds arrays and writes a work dir of 200 files; "light" sets a few names and
+writes one file. Ratios (printed, not asserted): fork / create is what a fork costs over a
+fresh session; fork / (create + setup) is what it saves over setting up again.
 
-It also prints the bytes a fork of `count` sessions holds (the layers they share, in memory,
-and their own writable layers: the sum of the used bytes of every layer tmpfs) against one
-snapshot's `bytes`; and with `--idle N`, the memory N idle Python sessions hold live (their
-cgroups') against paused (nothing in memory; their snapshots on disk), per session.
+It also prints what a parent, one snapshot of it and a fork of `count` sessions hold in all (the
+used bytes of every layer tmpfs, and the snapshot store on disk) against that one snapshot's
+`bytes`; and with `--idle N`, the memory N idle Python sessions hold live (their cgroups')
+against paused (nothing in memory; their snapshots on disk), per session.
 """
 
 from __future__ import annotations
@@ -50,6 +50,12 @@ for i in range(200):
     open(f"site/pkg{i}.bin", "wb").write(os.urandom(1 << 20))
 objects = [{"id": i, "name": f"item-{i}", "tags": ["a", "b"], "score": i * 0.5}
            for i in range(130_000)]
+""",
+    "files": """
+import os
+os.makedirs("site", exist_ok=True)
+for i in range(200):
+    open(f"site/pkg{i}.bin", "wb").write(os.urandom(1 << 20))
 """,
     "work": """
 import os, random, hashlib

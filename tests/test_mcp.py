@@ -124,7 +124,8 @@ def test_tools_are_typed_described_and_annotated(keyed: Server) -> None:
             assert set(tools) == {
                 "run_code", "run_tests", "judge", "languages", "datasets", "prompt",
                 "session_create", "session_run", "session_upload", "session_download",
-                "session_close", "route", "repo_test", "code",
+                "session_close", "session_snapshot", "session_fork", "route", "repo_test",
+                "code",
             }  # fmt: skip
             for tool in tools.values():
                 assert tool.description and tool.annotations is not None, tool.name

@@ -32,7 +32,7 @@ def install(app: FastAPI, service: Service) -> None:
             app.openapi_schema = schema
         return app.openapi_schema
 
-    app.openapi = openapi  # type: ignore[method-assign]  (FastAPI's documented hook)
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented hook
 
 
 def state_limits(models: dict[str, Schema], service: Service) -> None:

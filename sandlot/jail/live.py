@@ -351,7 +351,10 @@ class LiveBoxes:
             shm_size=jail.config.shm_size,
         )
         script = spec.warm and spec.argv[0] == self.config.python
-        request = {"box": box_request(layout, box.uid, spec), "run": run_request(spec, script)}
+        request: dict[str, object] = {
+            "box": box_request(layout, box.uid, spec),
+            "run": run_request(spec, script),
+        }
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()

@@ -856,7 +856,7 @@ def wait_run(sock, top, pidfd, box, templates):
                 raise ValueError("an attach takes a path and one mount, in a box with a run")
             templates.clear()
             attach(box.mounts, path, fds[0])
-            answer = {"attached": True}
+            answer: dict[str, object] = {"attached": True}
         except (OSError, ValueError, KeyError, TypeError) as exc:
             answer = {"error": f"{type(exc).__name__}: {exc}"}
         finally:

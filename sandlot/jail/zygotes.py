@@ -15,6 +15,7 @@ import socket
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sandlot.jail import bwrap
 from sandlot.jail.bwrap import BoxLayout
@@ -113,7 +114,7 @@ class Zygote:
                 raise OSError("the zygote did not release the last box")
             self.owed = False
 
-    def _recv(self) -> dict[str, int]:
+    def _recv(self) -> dict[str, Any]:
         message = self.sock.recv(4096)
         if not message:
             raise OSError("the zygote exited")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from sandlot.jail.live import Pipes
 from sandlot.sessions import events
@@ -43,7 +43,8 @@ class AgentLink:
         """Start reading and writing, on the running event loop."""
         loop = asyncio.get_running_loop()
         try:
-            self._reader.set_transport(self._stdout)  # it pauses reading while it is full
+            # it pauses reading while it is full (a transport by duck typing: pause/resume)
+            self._reader.set_transport(cast(asyncio.ReadTransport, self._stdout))
             for end in self._ends:
                 end.start(loop)
         except BaseException:

@@ -28,11 +28,13 @@ from sandlot.languages import Language
 @dataclass(frozen=True, slots=True)
 class Run:
     """One run of an item's program: its stdin, and its own program text when it has one (the
-    item's code with an assert appended, a harness around it). A run with a `seal` (or of a test
-    framework's row) is sealed; `case` is an expression test case its driver judges."""
+    item's code with an assert appended, a harness around it) with the files beside it (the
+    answer's own, under a harness). A run with a `seal` (or of a test framework's row) is
+    sealed; `case` is an expression test case its driver judges."""
 
     stdin: bytes = b""
     code: str | None = None
+    files: dict[str, bytes] = field(default_factory=dict)
     fetch: tuple[str, ...] = ()
     seal: Seal | None = None
     case: tuple[str, str] | None = None
@@ -150,7 +152,8 @@ class _Batch:
         st, req, run = self.states[i], self.items[i].request, self.items[i].runs[j]
         ex, row = self.ex, st.row
         if run.code is not None:
-            files = {**files, **ex._sources(row, replace(req, code=run.code, files={}))}
+            own = ex._sources(row, replace(req, code=run.code, files={}))
+            files = {**files, **run.files, **own}
             if row.compile is not None:  # a program of its own: its own build (cached)
                 build, _ = await _whole(ex._build(None, row, files, req, self.lane))
                 if not build.outcome.ok:

@@ -15,6 +15,7 @@ from sandlot.executor.seal import SEAL_FILE as SEAL
 from sandlot.judge import python_tests, reports, split_java
 from sandlot.judge.extract import Extracted, fenced_blocks
 from sandlot.judge.plans import Assembled, Program
+from sandlot.judge.scripts import js as scripts_js
 from sandlot.judge.splices import Row
 from sandlot.languages.native import RUST_CRATES
 
@@ -68,7 +69,8 @@ def javascript(row: Row, completion: str, ex: Extracted) -> Assembled:
     files, text = _first_test_as_program(row, ex)
     text = unskipped(text)  # Exercism skips all but the first; run all
     return Assembled(ex, Program("jest", text, text, files=files, run_timeout=60,
-                                 fetch=reports.fetch_for("jest")))  # fmt: skip
+                                 fetch=reports.fetch_for("jest"),
+                                 tests=scripts_js.jest_tests(text)))  # fmt: skip
 
 
 # jest's skipped tests and suites (xtest, xit, xdescribe, test.skip, it.skip, describe.skip) as

@@ -29,6 +29,7 @@ from sandlot.judge.checkers import Checker
 from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
+from sandlot.judge.scripts import Joined
 
 Row = dict[str, Any]
 Builder = Callable[[Row, str, JudgeConfig, dict[str, Any]], Assembled]
@@ -83,6 +84,14 @@ def python_program(answer: str, test_code: str, **kw: Any) -> Program:
     if answer and not answer.endswith("\n"):
         answer += "\n"
     return Program("python", answer + test_code, test_code, seal=True, tests_at=len(answer), **kw)
+
+
+def joined_program(language: str, joined: Joined, test_code: str, **kw: Any) -> Program:
+    """The run a language's harness made of an answer and its tests (guards.join): sealed,
+    with the answer's file beside it and the count of assertion sites the seal must attest."""
+    files = {**kw.pop("files", {}), **joined.files}
+    return Program(language, joined.code, test_code, files=files, seal=True, tests=joined.tests,
+                   tests_at=joined.tests_at, **kw)  # fmt: skip
 
 
 _UNINDENTED = re.compile(r"\n(?=\S)")
@@ -241,16 +250,22 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
         blank = crux.literal(_crux_arguments(answer, call), lang, labels)
     else:
         blank = crux.literal(answer, lang)
+    extracted = Extracted(blank, ex.kind, ex.how, ex.language)
+    # The row's code is trusted; the blank holds data, read as a literal of its language.
+    filled = row[mode].replace("????", blank)
     split = dialect(language).split
     if split is not None:
-        program = split.cruxeval(row["code"], row[mode].replace("????", blank), run_timeout=30,
-                                 compile_timeout=30)  # fmt: skip
+        program = split.cruxeval(row["code"], filled, run_timeout=30, compile_timeout=30)
         if program is not None:
-            return Assembled(Extracted(blank, ex.kind, ex.how, ex.language), program)
+            return Assembled(extracted, program)
+    joined = guards.join(row["code"], filled, language)
+    if joined is not None:
+        return Assembled(extracted, joined_program(
+            language, joined, filled, run_timeout=30, compile_timeout=30,
+            fail_markers=dialect(language).fail_markers))  # fmt: skip
     # The seal goes in the test before the answer is put in.
     guarded, sealed = guards.guard_end(row[mode], language)
     test = guarded.replace("????", blank)
-    extracted = Extracted(blank, ex.kind, ex.how, ex.language)
     if language == "python":
         return Assembled(extracted, python_program(row["code"], test, run_timeout=30))
     full = row["code"] + test
@@ -344,6 +359,11 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
                                fail_markers=d.fail_markers)  # fmt: skip
         if split is not None:
             return Assembled(ex, split)
+    joined = guards.join(code, template.replace("#<INSERT>", "", 1), resolved)
+    if joined is not None:  # the answer apart from the tests (sandlot/judge/scripts/)
+        return Assembled(ex, joined_program(
+            language, joined, template, files=files, run_timeout=p.get("run_timeout"),
+            forbidden=forbidden, fail_markers=d.fail_markers, fetch=fetch))  # fmt: skip
     if d.slot_members and slot >= 0:
         code = class_members(code, template, template.find("#<INSERT>"), resolved)
     found = None

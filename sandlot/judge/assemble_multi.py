@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from sandlot.judge import braces, guards
-from sandlot.judge.assemble import Row, build_humaneval, no_code
+from sandlot.judge.assemble import Row, build_humaneval, joined_program, no_code
 from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program
@@ -70,6 +70,10 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
         split = d.split.humaneval_x(row, ex.code, whole, run_timeout=p.get("run_timeout"))
         if split is not None:
             return Assembled(ex, split)
+    joined = guards.join(ex.code if whole else prompt + ex.code, test, language)
+    if joined is not None:  # the answer apart from the tests (sandlot/judge/scripts/)
+        return Assembled(ex, joined_program(language, joined, test,
+                                            run_timeout=p.get("run_timeout")))  # fmt: skip
     # The seal goes in the tests' main before the answer is put in, never in an answer's own.
     as_run = d.hx_tests(test) if d.hx_tests else test
     tests, sealed = guards.guard_end(as_run, language)
@@ -103,17 +107,16 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
                                  fail_markers=d.fail_markers)  # fmt: skip
         if split is not None:
             return Assembled(ex, split)
+    if d.script is not None:  # the answer apart from the tests (sandlot/judge/scripts/)
+        answer, rest = _multiple_answer(ex, name, language, prompt, tests, stops)
+        return Assembled(ex, joined_program(language, d.script(answer, rest), tests,
+                                            run_timeout=p.get("run_timeout"),
+                                            fail_markers=d.fail_markers))  # fmt: skip
     for old, new in d.mp_renames:
         prompt, tests = prompt.replace(old, new), tests.replace(old, new)
     program_tests, sealed = guards.guard_end(tests, language)
     if _freeform(ex, name, language):
-        code = braces.drop_main(ex.code, language)
-        if d.mp_whole is not None:
-            code = d.mp_whole(code, prompt)
-        present = set(code.split("\n"))
-        prelude = "\n".join(
-            ln for ln in prompt.split("\n") if _PRELUDE.match(ln) and ln not in present
-        )
+        code, prelude = _whole_answer(ex.code, prompt, language)
         first, _, rest = program_tests.partition("\n")
         # MultiPL-E tests begin by closing the prompt's function; a whole solution closed it.
         tail = rest if first.strip() == "}" else program_tests
@@ -130,6 +133,32 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     return Assembled(ex, Program(language, full, tests, run_timeout=p.get("run_timeout"),
                                  fail_markers=d.fail_markers, seal=sealed,
                                  tests=count))  # fmt: skip
+
+
+def _whole_answer(code: str, prompt: str, language: str) -> tuple[str, str]:
+    """A whole answer without its own main, reshaped for the prompt's scope, and the prompt's
+    prelude lines (imports, includes, `<?php`) it lacks."""
+    d = dialect(language)
+    code = braces.drop_main(code, language)
+    if d.mp_whole is not None:
+        code = d.mp_whole(code, prompt)
+    present = set(code.split("\n"))
+    prelude = "\n".join(ln for ln in prompt.split("\n") if _PRELUDE.match(ln) and ln not in present)
+    return code, prelude
+
+
+def _multiple_answer(
+    ex: Extracted, name: str | None, language: str, prompt: str, tests: str, stops: tuple[str, ...]
+) -> tuple[str, str]:
+    """A MultiPL-E answer as a unit of its own, and the tests that follow it. The tests of some
+    languages (bash) begin by closing the prompt's function, which a whole answer closed itself:
+    that line is left out."""
+    if _freeform(ex, name, language):
+        code, prelude = _whole_answer(ex.code, prompt, language)
+        first, _, rest = tests.partition("\n")
+        return f"{prelude}\n{code}\n", rest if first.strip() == "}" else tests
+    body = cut_at(ex.code, stops)
+    return prompt + body + ("" if body.endswith("\n") else "\n"), tests
 
 
 # -- aider polyglot -----------------------------------------------------------------------------

@@ -13,10 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sandlot.judge import aider, guard_texts, harnesses, sites, splices, split_java
+from sandlot.judge import aider, guard_texts, sites, splices, split_java
 from sandlot.judge.extract import Extracted
 from sandlot.judge.guard_texts import MainGuard, ScriptGuard
 from sandlot.judge.plans import Assembled, Program
+from sandlot.judge.scripts import Joined
+from sandlot.judge.scripts import bash as scripts_bash
+from sandlot.judge.scripts import js as scripts_js
+from sandlot.judge.scripts import lua as scripts_lua
+from sandlot.judge.scripts import perl as scripts_perl
+from sandlot.judge.scripts import php as scripts_php
+from sandlot.judge.scripts import r as scripts_r
+from sandlot.judge.scripts import racket as scripts_racket
+from sandlot.judge.scripts import ruby as scripts_ruby
 from sandlot.judge.splices import Row
 
 # C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`, D's `Tuple!(long, long)`,
@@ -69,6 +78,9 @@ class Dialect:
     # The answer kept apart from its tests, where the language has a split: it replaces the
     # family's splicing below, and seals the program itself.
     split: Split | None = None
+    # A scripting language's harness (sandlot/judge/scripts/): (answer, tests) -> the run, in
+    # which the answer is its own file (or script) and the tests' assertion sites are counted.
+    script: Callable[[str, str], Joined] | None = None
     # What the test framework prints when a test fails though it exits 0.
     fail_markers: tuple[bytes, ...] = ()
     # HumanEval-X: the tests as they run (`hx_tests`), the program (`hx_head` + `hx_splice`).
@@ -123,10 +135,10 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("python", declaration=r"^\s*(async\s+)?def\s+{n}\b", driven=True,
             crux_call="candidate(????)", mbxp_forbidden=("exit(0)",), aider=aider.python),
     Dialect("nodejs", declaration=_JS_DECLARATION + r"|^\s*(async\s+)?{n}\s*\([^)]*\)\s*\{{",
-            driven=True, hx_head=harnesses.JS_STRICT_ASSERT, hx_splice=splices.hx_whole,
-            crux_call="candidate(????)", aider=aider.javascript),
+            driven=True, script=scripts_js.join, crux_call="candidate(????)",
+            aider=aider.javascript),
     Dialect("typescript", declaration=_JS_DECLARATION, driven=True,
-            crux_call="candidate(????)"),
+            script=scripts_js.join_typescript, crux_call="candidate(????)"),
     Dialect("cpp", guard=MainGuard("sandlot_seal::end();", guard_texts.cpp_start),
             hx_head=CPP_HEADERS, hx_splice=splices.hx_cpp, crux_call="candidate(????)",
             mbxp_forbidden=("exit(0)",), aider=aider.cpp),
@@ -160,49 +172,23 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("D_ut", crux_call="candidate(????)"),
     Dialect("julia", crux_call="candidate(????)"),
     Dialect("swift", crux_call="f(????)"),
-    Dialect("php", declaration=r"\bfunction\s+&?{n}\b", guard=ScriptGuard(
-        "<?php ${v} = (function () {{ $s = file_get_contents('{seal}'); @unlink('{seal}'); "
-        '@unlink(__FILE__); return function () use ($s) {{ fwrite(STDOUT, $s . $s . "\\n"); '
-        "fflush(STDOUT); }}; }})();\n",
-        "(${v})();", place_end=guard_texts.php_end, place_start=guard_texts.php_start),
-        mp_whole=splices.php_untagged, crux_call="candidate(????)"),
-    Dialect("perl", declaration=r"\bsub\s+{n}\b", guard=ScriptGuard(
-        "my ${v} = do {{ open(my $f, '<', '{seal}'); local $/; my $s = <$f> // ''; close $f; "
-        "unlink '{seal}', $0; sub {{ syswrite STDOUT, $s . $s . \"\\n\" }} }};\n",
-        "${v}->();"), crux_call="$candidate->(????)"),
-    Dialect("R", declaration=r"\b{n}\s*(<-|=)\s*function\b", guard=ScriptGuard(
-        ".{v} <- local({{ s <- readChar('{seal}', 200); unlink('{seal}'); "
-        "a <- sub('^--file=', '', grep('^--file=', commandArgs(), value = TRUE)); unlink(a); "
-        "function() cat(s, s, '\\n', sep = '') }})\n",
-        ".{v}()"), crux_call="candidate(????)"),
+    Dialect("php", declaration=r"\bfunction\s+&?{n}\b", script=scripts_php.join,
+            mp_whole=splices.php_untagged, crux_call="candidate(????)"),
+    Dialect("perl", declaration=r"\bsub\s+{n}\b", script=scripts_perl.join,
+            crux_call="$candidate->(????)"),
+    Dialect("R", declaration=r"\b{n}\s*(<-|=)\s*function\b", script=scripts_r.join,
+            crux_call="candidate(????)"),
     Dialect("bash", declaration=r"^\s*(function\s+)?{n}\s*\(\s*\)|^\s*function\s+{n}\b",
-            guard=ScriptGuard('{v}=$(< {seal}); rm -f {seal} "$0"\n',
-                          'printf \'%s%s\\n\' "${v}" "${v}"'),
-            crux_call="$(candidate ????)"),
-    Dialect("racket", declaration=r"\(define\s+\(\s*{n}\b", guard=ScriptGuard(
-        '(define {v} (let ([s (file->string "{seal}")]) (delete-file "{seal}") '
-        '(lambda () (write-string (string-append s s "\\n")) (flush-output))))\n',
-        "({v})"),
-        fail_markers=(b"FAILURE",),  # rackunit reports, exits 0
-        crux_call="(candidate ????)"),
+            script=scripts_bash.join, crux_call="$(candidate ????)"),
+    Dialect("racket", declaration=r"\(define\s+\(\s*{n}\b", script=scripts_racket.join,
+            fail_markers=(b"FAILURE",),  # rackunit reports, exits 0
+            crux_call="(candidate ????)"),
     Dialect("kotlin_script", guard=_KOTLIN_SCRIPT_GUARD,
             refuse_answer=guard_texts.shadowing(_KOTLIN_SCRIPT_GUARD)),
-    Dialect("ruby", declaration=r"\bdef\s+(self\.)?{n}\b", guard=ScriptGuard(
-        "{v} = begin; s = File.binread('{seal}'); File.delete('{seal}'); "
-        'File.delete(__FILE__) rescue nil; o = STDOUT; lambda {{ o.write(s + s + "\\n"); '
-        "o.flush }}; end\n",
-        "{v}.call",
-        # test-unit runs its tests at exit, after any last line: run them there instead.
-        own_end="Test::Unit::AutoRunner.need_auto_run = false\n"
-                "exit(Test::Unit::AutoRunner.run ? ({v}.call; 0) : 1)",
-        pick_end=guard_texts.uses_test_unit), crux_call="candidate.call(????)"),
+    Dialect("ruby", declaration=r"\bdef\s+(self\.)?{n}\b", script=scripts_ruby.join,
+            crux_call="candidate.call(????)"),
     Dialect("lua", declaration=r"\bfunction\s+([\w.:]+[.:])?{n}\b|\b{n}\s*=(?!=)",
-            guard=ScriptGuard(
-        "local {v} = (function() local f = io.open('{seal}', 'rb'); local s = f and f:read('a') "
-        "or ''; if f then f:close() end; os.remove('{seal}'); os.remove(arg[0]); "
-        "local out, exit = io.stdout, os.exit; return function(code) if code == 0 then "
-        "out:write(s .. s .. '\\n'); out:flush() end; exit(code) end end)()\n",
-        "{v}(0)", place_end=guard_texts.lua_end), crux_call="candidate(????)"),
+            script=scripts_lua.join, crux_call="candidate(????)"),
 )}  # fmt: skip
 
 

@@ -163,10 +163,7 @@ def _appended(body: str, end: str) -> str:
 
 
 def _first_statement(program: str, start: str) -> str:
-    """`start` as the program's first statement: after a `#lang` line or a shebang."""
-    lang = re.search(r"^#lang [^\n]*\n?", program, re.M)  # a module's first line, wherever
-    if lang is not None:
-        return f"{program[: lang.end()].rstrip()}\n{start}{program[lang.end() :]}"
+    """`start` as the program's first statement: after a shebang."""
     first, _, rest = program.partition("\n")
     if first.startswith("#!"):
         return f"{first}\n{start}{rest}"
@@ -175,22 +172,18 @@ def _first_statement(program: str, start: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ScriptGuard:
-    """A scripting language's guard: `start` reads the secret into a closure bound to `{v}` (a
-    name drawn per submission) and removes it and the program's own file (which holds the tests);
-    `end` calls it. `place_end(body, end)` and `place_start(program, start)` put them in."""
+    """A script's guard in the program's text (Kotlin scripts; the other scripting languages
+    have harnesses of their own, sandlot/judge/scripts/): `start` reads the secret into a
+    closure bound to `{v}` (a name drawn per submission) and removes it and the program's own
+    file (which holds the tests); `end`, after the tests' last line, calls it.
+    `place_start(program, start)` puts the reading in."""
 
     start: str
     end: str
-    place_end: Callable[[str, str], str] = _appended
     place_start: Callable[[str, str], str] = _first_statement
-    # The end for tests that `pick_end(test)` says need their own (test-unit's runs at exit).
-    own_end: str = ""
-    pick_end: Callable[[str], bool] | None = None
 
     def guard_end(self, test: str, language: str) -> tuple[str, bool]:
-        own = self.pick_end is not None and self.pick_end(test)
-        end = (self.own_end if own else self.end).replace("{v}", NAME)
-        return self.place_end(test.rstrip(), end), True
+        return _appended(test.rstrip(), self.end.replace("{v}", NAME)), True
 
     def with_start(self, program: str) -> str:
         v = "sandlot_" + secrets.token_hex(8)
@@ -252,31 +245,6 @@ def shadowing(guard: ScriptGuard) -> Callable[[str], str | None]:
     return why
 
 
-# -- where the scripting languages' ends and starts go, where not the default -----------------
-
-_LUAUNIT_END = re.compile(r"os\.exit\(\s*lu\.LuaUnit\.run\(\s*\)\s*\)\s*$")
-
-
-def lua_end(body: str, end: str) -> str:
-    """luaunit's exit passes its result to the guard's exit, which writes the seal on 0."""
-    if _LUAUNIT_END.search(body):
-        return _LUAUNIT_END.sub(f"{NAME}(lu.LuaUnit.run())", body) + "\n"
-    return _appended(body, end)
-
-
-def php_end(body: str, end: str) -> str:
-    """Inside a closing `?>`, which would print what follows it."""
-    if body.endswith("?>"):
-        return f"{body[:-2].rstrip()}\n{end}\n?>\n"
-    return _appended(body, end)
-
-
-def php_start(program: str, start: str) -> str:
-    """Inside PHP's opening tag (the guard's start opens it)."""
-    rest = program.lstrip()
-    return start + (rest[len("<?php") :] if rest.startswith("<?php") else program)
-
-
 _KOTLIN_HEADER = re.compile(
     r"(?:[ \t]*(?:#![^\n]*|//[^\n]*|/\*[\s\S]*?\*/|@file:[^\n]*|package\s[^\n]*"
     r"|import\s[^\n]*)?[ \t]*(?:\n|$))*"
@@ -289,10 +257,6 @@ def kotlin_script_start(program: str, start: str) -> str:
     end = _KOTLIN_HEADER.match(program)
     at = end.end() if end is not None else 0
     return f"{program[:at]}{start}{program[at:]}"
-
-
-def uses_test_unit(test: str) -> bool:
-    return "test/unit" in test
 
 
 # -- where the compiled languages' guards go ---------------------------------------------------

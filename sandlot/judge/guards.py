@@ -1,11 +1,13 @@
 """Guards in a program's text: statements that read the run's secret before any code under test
 runs, and write the seal (sandlot/executor/seal.py) only where the tests end.
 
-Python, JavaScript and TypeScript need none here: the executor's drivers run their programs;
-Java keeps the answer apart from its tests and seals its own harness (split_java.py). For the
-others, `guard_end` puts the seal's writing at the end of the tests (the last statement of
-their main, or their last line where tests are top-level statements) before the answer is put in,
-so never in an answer's own main; `with_start` then puts the reading first, where nothing of the
+Python needs none here: the executor's driver runs its programs; Java keeps the answer apart
+from its tests and seals its own harness (split_java.py). The scripting languages (JavaScript
+and TypeScript through their driver, PHP, Perl, Ruby, R, Lua, bash, Racket) have a harness of
+their own (sandlot/judge/scripts/): `join` makes their run of an answer and its tests. For the
+others, `guard_end` puts the seal's writing at the end of the tests (the last statement of their
+main, or their last line where tests are top-level statements) before the answer is put in, so
+never in an answer's own main; `with_start` then puts the reading first, where nothing of the
 answer can run before it:
 
 - C++: a pre-init function, which runs before every static initializer; only the tests' main may
@@ -14,8 +16,8 @@ answer can run before it:
   the seal is written only when the tests' main, called by the runtime, calls for it (a call from
   anywhere else spends it);
 - Rust: the first statement of main (Rust runs no code before main), into a local of main;
-- the scripting languages: the program's first statement, into a closure bound to a name drawn
-  at random per submission.
+- Kotlin scripts: the program's first statement, into a closure bound to a name drawn at
+  random per submission.
 
 The text of the compiled languages' guards is the same from one submission to the next, so the
 compile cache keeps hitting; the secret is in no source and no binary. Which guard is a
@@ -26,8 +28,9 @@ from __future__ import annotations
 
 from sandlot.judge.dialects import DIALECTS, dialect
 from sandlot.judge.guard_texts import SEAL, MainGuard
+from sandlot.judge.scripts import Joined
 
-__all__ = ["DRIVEN", "SEAL", "guard_end", "tests_of", "with_start"]
+__all__ = ["DRIVEN", "SEAL", "guard_end", "join", "tests_of", "with_start"]
 
 # Rows with a driver (their `harness`): the executor seals them without help.
 DRIVEN = frozenset(d.name for d in DIALECTS.values() if d.driven)
@@ -57,3 +60,10 @@ def with_start(program: str, language: str) -> str:
     if d.driven or d.guard is None:
         return program
     return d.guard.with_start(program)
+
+
+def join(answer: str, tests: str, language: str) -> Joined | None:
+    """The run of `answer` and its `tests` where `language` has a harness of its own (the
+    answer apart, the tests' assertion sites counted), else None."""
+    script = dialect(language).script
+    return None if script is None else script(answer, tests)

@@ -166,13 +166,6 @@ __sandlot_lcb()
 """.replace("@MODULES@", repr(LCB_PRELUDE_MODULES))
 
 
-# JavaScript test files of HumanEval-X use console.assert, which only logs: make it fail the run.
-JS_STRICT_ASSERT = (
-    "console.assert = (cond, ...msg) => { if (!cond) { "
-    "throw new Error('Assertion failed' + (msg.length ? ': ' + msg.join(' ') : '')); } };\n"
-)
-
-
 def palmath(truth: Any) -> str:
     return _PALMATH.replace("GROUND_TRUTH", repr(truth))
 

@@ -106,6 +106,96 @@ _IN_PROCESS_REACH = (
     "asserts (a trace function that moves f_lineno)"
 )
 
+
+_SCRIPT_LIMITS = "tests/test_reward_hacks_script.py::test_script_limit_is_shown"
+
+
+def _script(sealed_by: str, attests: str, split: str, out_of_reach: str) -> Integrity:
+    return Integrity(Level.IN_PROCESS, sealed_by=sealed_by, attests=attests, split=split,
+                     out_of_reach=out_of_reach, tests=_SCRIPT_LIMITS)  # fmt: skip
+
+
+_DRAWN = "the harness, which reads the secret first, under a name drawn per submission; "
+# The scripting languages' harnesses (sandlot/judge/scripts/): what each one does and leaves.
+SCRIPTS: dict[tuple[str, str], Integrity] = {
+    ("*", "php"): _script(
+        _DRAWN + "it writes the seal after the tests' last statement",
+        "passed=N for the N `if (...) { throw ... }` assertions of the tests' text, none failed",
+        "the answer is a file of its own, required after the secret was read: its text (a "
+        "heredoc, a comment, `?>`, __halt_compiler) ends with it; PHP cannot redeclare the "
+        "tests' functions",
+        "reflection: get_declared_classes and the Reflection API find the harness's class",
+    ),
+    ("*", "perl"): _script(
+        _DRAWN + "a lexical of its own file, which no other file can name",
+        "passed=N for the N comparisons (eq_deeply, Compare) of the tests' text that held, "
+        "none failed",
+        "the answer is a file of its own, compiled by `do` after the secret was read: its "
+        "BEGIN blocks, CORE::GLOBAL overrides, __END__ and POD stay in it; the tests call the "
+        "comparisons through copies taken before it ran",
+        "the comparison libraries' own subroutines (Test::Deep::descend...), which the answer "
+        "can redefine; reflection (B, the debugger)",
+    ),
+    ("*", "ruby"): _script(
+        _DRAWN + "a global (a test method reaches nothing else)",
+        "passed=N for the N assertions (assert_equal, an `if` that raises) of the tests' text "
+        "that held, none failed",
+        "the answer is a file of its own, loaded after the secret was read (__END__, =begin, "
+        "at_exit and test-unit's runner patched change nothing the harness checks: its own "
+        "`expected == actual`)",
+        "patching core classes (TrueClass#==, IO#write, Hash), which the harness's own checks "
+        "and seal use; reflection (global_variables, ObjectSpace)",
+    ),
+    ("*", "R"): _script(
+        _DRAWN + "a closure over base, removed from the global environment before the tests run",
+        "passed=N for the N stopifnot checks of the tests' text that held, none failed",
+        "the answer is a file of its own, sourced after the secret was read; the tests run in "
+        "an environment over base, with the answer's function bound in it: no redefinition of "
+        "stopifnot, isTRUE, all.equal or `{` in the global environment reaches them",
+        "S3 methods the answer defines for base's generics (all.equal.logical, reached from "
+        "all.equal.list); reflection (sys.frames, parent.frame, unlockBinding)",
+    ),
+    ("*", "lua"): _script(
+        _DRAWN + "a local of the chunk; luaunit's runner reports to it",
+        "passed=N for the N lu.assertEquals of the tests' text that held, none failed",
+        "no split (MultiPL-E's functions are locals of the tests' chunk): Lua runs nothing while "
+        "it compiles, and the assertions go to the harness's own luaunit, loaded before the "
+        "answer over a copy of the globals",
+        "the debug library (debug.getlocal, debug.setupvalue reach the harness)",
+    ),
+    ("*", "bash"): _script(
+        _DRAWN + "its seal written through built-ins no function can stand for",
+        "passed=N for the N `[[ ... ]]` tests of the tests' text that held, none failed",
+        "the answer is a file of its own, sourced inside one `{ ... }` group parsed before it "
+        "runs (aliases, heredocs, quotes stay in it); then the answer's functions named like "
+        "the built-ins the tests call, its traps and extdebug are removed (in POSIX mode)",
+        "a DEBUG trap that reads each command ($BASH_COMMAND) and skips the tests' (a debugger's "
+        "reach, as a Python trace function's); reflection (declare -p lists the harness's "
+        "variables)",
+    ),
+    **{
+        ("*", lang): Integrity(
+            Level.UNSEALED,
+            sealed_by="nothing: the verdict is the program's exit status; no harness was built "
+            f"for {lang}, which has no Debian 12 package (sandlot setup does not install it)",
+            attests="",
+            split="",
+            out_of_reach=UNSEALED.out_of_reach,
+            tests="tests/test_integrity_table.py",
+        )
+        for lang in ("julia", "swift")
+    },
+    ("*", "racket"): _script(
+        "a launcher module that reads the secret before the answer's module is compiled",
+        "passed=N for the N rackunit checks of the tests' text that held (each raises when "
+        "it fails), none failed",
+        "the answer is a module of its own, compiled and instantiated in a namespace of its "
+        "own after the secret was read; the tests' namespace has racket and, from the answer, "
+        "only the function they test: no macro, #%app or `#;` of the answer's reaches them",
+        "the process's own memory (ffi/unsafe); no test shows an attack through it",
+    ),
+}
+
 # (family, language) -> its class. "*" matches any. Families are the assemblers' names
 # (families.py); languages are the language table's row names.
 TABLE: dict[tuple[str, str], Integrity] = {
@@ -120,11 +210,21 @@ TABLE: dict[tuple[str, str], Integrity] = {
     **{
         ("*", lang): Integrity(
             Level.IN_PROCESS,
-            sealed_by="the JavaScript driver, after the tests' last statement",
-            attests="the tests ran to their end",
-            split="the answer is compiled on its own, before the tests",
-            out_of_reach=_IN_PROCESS_REACH,
-            tests="tests/test_integrity.py",
+            sealed_by="the JavaScript driver, after the tests' last statement; each assertion "
+            "site of the tests' text (an assert call, console.assert, an `if` that throws) reports "
+            "to it when it held",
+            attests="passed=N for the N assertion sites of the tests' text, none failed (a "
+            "program without tests: that it ran to its end)",
+            split="the answer runs as a script of its own before the tests (one left open does "
+            "not parse), which run as a function's body made before the answer ran: their "
+            "declarations are its locals, their require gives frozen copies of assert and lodash, "
+            "their console.assert throws"
+            + (" (TypeScript: the tests are transpiled apart)" if lang == "typescript" else ""),
+            out_of_reach="the answer shares the tests' process: reflection into it (a test "
+            "function's source through Function.prototype.caller, the inspector), values whose "
+            "comparison lies (a Proxy; strict refuses them on /run_code), built-ins the comparison "
+            "itself uses",
+            tests=_SCRIPT_LIMITS,
         )
         for lang in ("nodejs", "typescript")
     },
@@ -174,18 +274,6 @@ TABLE: dict[tuple[str, str], Integrity] = {
         "its own equals (an answer's subclass of a JDK collection can override it)",
         tests="tests/test_reward_hacks_jvm.py",
     ),
-    **{
-        ("*", lang): Integrity(
-            Level.IN_PROCESS,
-            sealed_by="a closure under a name drawn per submission, read first, called after the "
-            "tests' last statement",
-            attests="the tests ran to their end",
-            split="",
-            out_of_reach=_IN_PROCESS_REACH,
-            tests="tests/test_integrity.py",
-        )
-        for lang in ("php", "perl", "R", "bash", "racket", "ruby", "lua")
-    },
     ("*", "kotlin_script"): Integrity(
         Level.IN_PROCESS,
         sealed_by="a closure under a name drawn per submission, read by the script's first "
@@ -196,6 +284,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         "top level, a name the guard calls (`java`, `print`, `System`...) is refused",
         tests="tests/test_reward_hacks_jvm.py",
     ),
+    **SCRIPTS,
     **{
         ("*", lang): Integrity(
             Level.IN_PROCESS,
@@ -248,6 +337,17 @@ TABLE: dict[tuple[str, str], Integrity] = {
         split="the answer is a module of its own (solution.py) that the tests import",
         out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
         tests="tests/test_reward_hacks_python.py::test_ncb_pytest_hack_is_rejected",
+    ),
+    ("aider", "jest"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="sandlot's jest reporter, loaded before any test file, once jest reported "
+        "every test passed",
+        attests="passed=N for the N tests (`test(...)`, `it(...)`) of the exercise's spec, none "
+        "failed or skipped",
+        split="the answer is the exercise's module, which the spec imports",
+        out_of_reach=_IN_PROCESS_REACH + " (jest's globals among it: an answer that replaces "
+        "`expect` when the spec imports it passes)",
+        tests=_SCRIPT_LIMITS,
     ),
     ("aider", "pytest"): Integrity(
         Level.IN_PROCESS,

@@ -20,6 +20,9 @@ NODE = ("/usr/bin/node", "--no-rehash-snapshot", "--max-old-space-size={heap_mb}
 ESBUILD_NPM = "esbuild@0.28.2"
 # The native binary of esbuild's x86-64 Linux package (the package's own bin is a node shim).
 ESBUILD = f"{NODE_MODULES}/@esbuild/linux-x64/bin/esbuild"
+# A judge's TypeScript tests, transpiled beside the answer (`.ts` in, `.js` out) and joined to
+# it by the driver's run step, so that each is transpiled on its own (sandlot/executor/guards).
+TS_TESTS = "sandlot_tests"
 JEST = ("jest@29.7.0", "babel-jest@29.7.0", "@babel/core@7.29.13", "@babel/preset-env@7.29.14",
         "@babel/preset-typescript@7.29.7")  # fmt: skip
 
@@ -46,15 +49,12 @@ ROWS: tuple[Language, ...] = (
         # type check. Transpiling in 20 ms as a compile step lets the compile cache keep the JS,
         # and the run is a plain node start instead of tsx's loader (~250 ms).
         compile=(
-            ESBUILD,
-            "{src}",
-            "--outfile=main.js",
-            "--format=cjs",
-            "--platform=node",
-            "--target=node18",
-            "--log-level=warning",
+            "/bin/sh",
+            "-c",
+            f"exec {ESBUILD} {{src}} $(test -f {TS_TESTS}.ts && echo {TS_TESTS}.ts) --outdir=. "
+            "--format=cjs --platform=node --target=node18 --log-level=warning",
         ),
-        artifacts=("main.js",),
+        artifacts=("main.js", f"{TS_TESTS}.js"),
         run=(*NODE, "main.js"),
         harness="javascript",
         harness_program="main.js",

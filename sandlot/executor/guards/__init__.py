@@ -15,12 +15,13 @@ next, and the compile cache hits.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sandlot.executor import seal as sealing
 from sandlot.executor.guards import frameworks
 from sandlot.languages import Language
+from sandlot.languages.node import TS_TESTS
 
 PROGRAM_FILE = ".sandlot_program"
 _HERE = Path(__file__).parent
@@ -101,6 +102,12 @@ def run_files(
     if row.harness is not None:
         name = row.harness_program or row.source
         program = files[name]
+        tests = out.pop(f"{TS_TESTS}.js", None)
+        out.pop(f"{TS_TESTS}.ts", None)
+        if tests is not None and case is None:  # a judge's TypeScript tests, built apart
+            program += b"\n"
+            seal = replace(seal, tests_at=len(program.decode(errors="surrogateescape")))
+            program += tests
         out[PROGRAM_FILE] = program
         text = driver(row.harness, program.decode(errors="surrogateescape"), seal, case)
         out[name] = text.encode(errors="surrogateescape")

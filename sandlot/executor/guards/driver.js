@@ -6,8 +6,15 @@
 // expressions, evaluated there too, see its declarations), where nothing of this module can be
 // reached, and a top-level `return` cannot end it early (it does not parse). Before the first
 // line of the program runs, the secret and the program's text are out of the work dir: main.js
-// holds only the answer (`testsAt`), the tests exist in memory alone. The seal's payload is empty
-// for a program, and "1" or "0" (passed) then the actual value, inspected, for a case.
+// holds only the answer (`testsAt`), the tests exist in memory alone.
+//
+// A program whose tests begin at `testsAt` is split (sandlot/judge/scripts/js.py): the answer
+// runs as a script of its own, then the tests as the body of a function made before the answer
+// ran, whose locals are its declarations and whose `require`, `console` and `__sandlot` are the
+// driver's: `require` gives frozen copies of assert (and lodash) taken before the answer ran,
+// `console.assert` throws, and `__sandlot` counts the assertion sites that held. The seal's
+// payload is then `passed=N failed=0`; for a program it is empty, and for a case "1" or "0"
+// (passed) then the actual value, inspected.
 "use strict";
 
 function sandlotDriver(params) {
@@ -37,6 +44,10 @@ function sandlotDriver(params) {
   const arrayProto = Array.prototype;
   const { max, abs } = Math;
   const bytes = Buffer.from.bind(Buffer);
+  const { freeze, create } = Object;
+  const { ownKeys } = Reflect;
+  const { AssertionError } = require("assert");
+  const ErrorType = Error;
 
   const take = (name, encoding) => {
     const data = readFileSync(name, encoding);
@@ -133,6 +144,69 @@ function sandlotDriver(params) {
     writeSync(1, bytes(seal + payload + seal + "\n", "utf8"));
   };
 
+  // The tests' scope, made before the answer runs: what they require, log and assert with, and
+  // the marks of their assertion sites.
+  const harness = (text) => {
+    const copy = (mod) => {
+      const out = typeof mod === "function" ? function (...args) { return apply(mod, this, args); } : {};
+      for (const key of ownKeys(mod)) {
+        try {
+          out[key] = mod[key];
+        } catch (e) {
+          // a function's own name, length or prototype: the copy keeps its own
+        }
+      }
+      return freeze(out);
+    };
+    const modules = create(null);
+    for (const id of ["assert", "node:assert", "assert/strict", "node:assert/strict"]) {
+      modules[id] = copy(local(id));
+    }
+    if (text.includes("lodash")) modules.lodash = copy(local("lodash"));
+    const testsRequire = (id) => (id in modules ? modules[id] : local(id));
+    const testsConsole = create(null);
+    for (const key of keys(console)) testsConsole[key] = console[key];
+    testsConsole.assert = (ok, ...message) => {
+      if (!ok) {
+        const said = message.length ? ": " + message.join(" ") : "";
+        throw new AssertionError({ message: "Assertion failed" + said });
+      }
+    };
+    freeze(testsConsole);
+    const marks = create(null);
+    let passed = 0;
+    const mark = (site) => {
+      if (!(site in marks)) {
+        marks[site] = true;
+        passed += 1;
+      }
+    };
+    const sandlot = freeze({
+      after: (site) => mark(site),
+      fails: (site, failed) => {
+        if (!failed) mark(site);
+        return failed;
+      },
+    });
+    const body = run(
+      "(function (__sandlot, require, console) { return function () {\n" + text + "\n}; })",
+    );
+    const tests = body(sandlot, testsRequire, freeze(testsConsole));
+    return { run: () => apply(tests, undefined, []), passed: () => passed };
+  };
+
+  // An error of the program's, as it reports it: its stack without the driver's frames.
+  const ownFrames = (e) => {
+    try {
+      const stack = e instanceof ErrorType ? e.stack : undefined;
+      const cut = typeof stack === "string" ? stack.search(/\n\s+at (?:Object\.run|sandlotDriver) /) : -1;
+      if (cut > 0) e.stack = stack.slice(0, cut);
+    } catch (ignored) {
+      // a stack the program made unwritable: reported as it is
+    }
+    return e;
+  };
+
   // CommonJS's names, as the program expects them, as globals.
   const main = new Module(file, null);
   main.filename = file;
@@ -144,7 +218,19 @@ function sandlotDriver(params) {
     require: local, module: main, exports: main.exports,
     __filename: file, __dirname: path.dirname(file),
   });
-  run(source);
+  const testsAt = params.case ? source.length : params.testsAt;
+  if (testsAt <= 0 || testsAt >= source.length) {
+    run(source);
+  } else {
+    const tests = harness(source.slice(testsAt));
+    try {
+      run(source.slice(0, testsAt));
+      tests.run();
+    } catch (e) {
+      throw ownFrames(e);
+    }
+    return finish(`passed=${tests.passed()} failed=0`);
+  }
   if (!params.case) return finish("");
   const actual = run(params.case[0]);
   apply(then, resolved(actual), [(value) => finish(judge(value))]);

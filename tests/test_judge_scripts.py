@@ -103,7 +103,9 @@ def test_javascript_tests_begin_where_the_driver_splits() -> None:
     joined = js("function f(x) { return x + 1; }", TESTS["nodejs"])
     assert joined.tests_at is not None
     assert joined.code[: joined.tests_at].strip() == "function f(x) { return x + 1; }"
-    assert joined.code[joined.tests_at :].startswith("__sandlot.after(0, assert.deepEqual(")
+    tests = joined.code[joined.tests_at :].split("\n", 1)
+    assert tests[0].startswith("typeof __sandlot === 'undefined' && (globalThis.__sandlot = ")
+    assert tests[1].startswith("__sandlot.after(0, assert.deepEqual(")
     ts = DIALECTS["typescript"].script
     assert ts is not None
     joined = ts("function f(x: number) { return x + 1; }", TESTS["typescript"])

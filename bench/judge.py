@@ -1,7 +1,7 @@
 """Judge throughput on realistic work, next to the same programs run bare, in one run.
 
-For each dataset (HumanEval 164, MBPP 974, HumanEval-X C++ and Java, a CodeContests stdin
-slice), judges every reference solution through `POST /submit` with as many requests in flight
+For each dataset (HumanEval 164, MBPP 974, HumanEval-X C++, Java and JavaScript, a CodeContests
+stdin slice), judges every reference solution through `POST /submit` with as many requests in flight
 as the server has slots, and runs the very programs the judge assembled (`full_code`) as bare
 subprocesses with the same toolchain commands (the language table's compile and run argv) and
 the same concurrency. A HumanEval-style program runs once, without stdin, and passes when it
@@ -87,6 +87,7 @@ DATASETS = {
     "mbpp": Dataset("mbpp", "code"),
     "humaneval_x_cpp": Dataset("humaneval_x_cpp", "canonical_solution"),
     "humaneval_x_java": Dataset("humaneval_x_java", "canonical_solution"),
+    "humaneval_x_js": Dataset("humaneval_x_js", "canonical_solution"),
     # Its rows judge any language, so the submission names one.
     "code_contests": Dataset("code_contests", solutions_file="code_contests.json",
                              config={"language": "python"}),

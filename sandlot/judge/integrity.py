@@ -173,18 +173,6 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "reach, as a Python trace function's); reflection (declare -p lists the harness's "
         "variables)",
     ),
-    **{
-        ("*", lang): Integrity(
-            Level.UNSEALED,
-            sealed_by="nothing: the verdict is the program's exit status; no harness was built "
-            f"for {lang}, which has no Debian 12 package (sandlot setup does not install it)",
-            attests="",
-            split="",
-            out_of_reach=UNSEALED.out_of_reach,
-            tests="tests/test_integrity_table.py",
-        )
-        for lang in ("julia", "swift")
-    },
     ("*", "racket"): _script(
         "a launcher module that reads the secret before the answer's module is compiled",
         "passed=N for the N rackunit checks of the tests' text that held (each raises when "
@@ -285,6 +273,18 @@ TABLE: dict[tuple[str, str], Integrity] = {
         tests="tests/test_reward_hacks_jvm.py",
     ),
     **SCRIPTS,
+    **{
+        ("*", lang): Integrity(
+            Level.UNSEALED,
+            sealed_by="nothing: the verdict is the program's exit status; no harness was built "
+            f"for {lang}, which has no Debian 12 package (sandlot setup does not install it)",
+            attests="",
+            split="",
+            out_of_reach=UNSEALED.out_of_reach,
+            tests="tests/test_integrity_table.py",
+        )
+        for lang in ("julia", "swift")
+    },
     **{
         ("*", lang): Integrity(
             Level.IN_PROCESS,

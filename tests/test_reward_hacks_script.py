@@ -238,7 +238,7 @@ HACKS["typescript"] = {name: text for name, text in HACKS["nodejs"].items()
 CASES = [(lang, name) for lang, hacks in HACKS.items() for name in hacks]
 
 
-@pytest.mark.parametrize(("language", "hack"), CASES, ids="-".join)
+@pytest.mark.parametrize(("language", "hack"), CASES, ids=[f"{lang}-{h}" for lang, h in CASES])
 def test_script_hack_is_rejected(api: httpx.Client, language: str, hack: str) -> None:
     dataset, pid, wrong, _ = multiple(language)
     hacked = wrong.replace("\n```", f"{HACKS[language][hack]}\n```")
@@ -515,13 +515,16 @@ LIMITS = {
     # redefines the comparison library's own sub, which the harness's copy of eq_deeply calls
     "perl": "sub has_close_elements { return ''; }\nrequire Test::Deep;\n"
     "no warnings 'redefine';\n*Test::Deep::cmp_details = sub { (1, undef) };\n",
-    # patches the core classes the harness's own check compares with
+    # finds the harness's object among the globals and marks every site itself
     "ruby": "def has_close_elements(numbers, threshold)\n  false\nend\n"
-    "class TrueClass\n  def ==(other) true end\nend\nclass FalseClass\n  def ==(other) true end\n"
-    "end\n",
-    # an S3 method of a base generic, which all.equal.list reaches from base's namespace
-    "R": "sum_product <- function(numbers) {\n  list(7, 7)\n}\n"
-    "all.equal.numeric <- function(target, current, ...) TRUE\n",
+    "h = global_variables.grep(/^\\$sandlot_/).map { |g| eval(g.to_s) }.first\n"
+    "7.times { |k| h.fails(k, false) }\nh.end\nexit!(0)\n",
+    # reads the secret out of the environment of the harness's closure
+    "R": "has_close_elements <- function(numbers, threshold) {\n  FALSE\n}\n"
+    "for (n in ls(globalenv(), all.names = TRUE)) {\n"
+    "  if (startsWith(n, '.sandlot_')) {\n"
+    "    s <- get('s', envir = environment(get(n, envir = globalenv())))\n"
+    "    cat(s, 'passed=7 failed=0', s, '\\n', sep = '')\n    quit(status = 0)\n  }\n}\n",
     # the debug library reaches the harness's local and swaps the luaunit its checks use
     "lua": "local function has_close_elements(numbers, threshold) return false end\n"
     "for i = 1, 200 do\n  local name, value = debug.getlocal(1, i)\n  if not name then break end\n"
@@ -529,18 +532,17 @@ LIMITS = {
     "      local up = debug.getupvalue(value.eq, j)\n      if not up then break end\n"
     "      if up == 'lu' then debug.setupvalue(value.eq, j, {assertEquals = function() end}) end\n"
     "    end\n  end\nend\n",
-    # a DEBUG trap reads each command before it runs, and skips the tests and the harness's gate
-    "bash": "has_close_elements() {\n  echo false\n}\nshopt -s extdebug\n"
-    'trap \'case "$BASH_COMMAND" in "[["*|*"trap - DEBUG"*|*extdebug*|*functrace*) false;; '
-    "*) true;; esac' DEBUG\n",
+    # reads the secret out of the harness's variable, set before the answer is sourced
+    "bash": "has_close_elements() {\n  echo false\n}\n"
+    "for v in ${!sandlot_*}; do [[ $v == *_passed ]] && continue\n"
+    '  printf \'%s%s%s\\n\' "${!v}" "passed=7 failed=0" "${!v}"; exit 0\ndone\n',
 }
-LIMIT_PROBLEMS = {"R": "HumanEval_8_sum_product"}
 
 
 @pytest.mark.parametrize("language", LIMITS)
 def test_script_limit_is_shown(api: httpx.Client, language: str) -> None:
     fence, ext = LANGS[language]
-    dataset, pid = f"multiple_{ext}", LIMIT_PROBLEMS.get(language, HUMANEVAL_0)
+    dataset, pid = f"multiple_{ext}", HUMANEVAL_0
     out = submit(api, dataset, pid, fenced(fence, LIMITS[language]))
     assert out["accepted"], out
     # the same wrong answer without its reach into the process is rejected
@@ -548,7 +550,6 @@ def test_script_limit_is_shown(api: httpx.Client, language: str) -> None:
         "nodejs": fenced(
             fence, "function has_close_elements(numbers, threshold) {\n  return false;\n}\n"
         ),
-        "R": fenced(fence, "sum_product <- function(numbers) {\n  list(7, 7)\n}\n"),
     }
     control = plain.get(language) or multiple(language)[2]
     assert not submit(api, dataset, pid, control)["accepted"]

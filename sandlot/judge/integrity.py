@@ -143,8 +143,8 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "the answer is a file of its own, loaded after the secret was read (__END__, =begin, "
         "at_exit and test-unit's runner patched change nothing the harness checks: its own "
         "`expected == actual`)",
-        "patching core classes (TrueClass#==, IO#write, Hash), which the harness's own checks "
-        "and seal use; reflection (global_variables, ObjectSpace)",
+        "reflection: global_variables finds the harness's object, whose checks and end the "
+        "answer can call; patching the core classes its checks and seal use (Hash, IO#write)",
     ),
     ("*", "R"): _script(
         _DRAWN + "a closure over base, removed from the global environment before the tests run",
@@ -152,8 +152,8 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "the answer is a file of its own, sourced after the secret was read; the tests run in "
         "an environment over base, with the answer's function bound in it: no redefinition of "
         "stopifnot, isTRUE, all.equal or `{` in the global environment reaches them",
-        "S3 methods the answer defines for base's generics (all.equal.logical, reached from "
-        "all.equal.list); reflection (sys.frames, parent.frame, unlockBinding)",
+        "reflection: the environment of the harness's closure (found with ls(all.names = "
+        "TRUE)) holds the secret; sys.frames, parent.frame, unlockBinding",
     ),
     ("*", "lua"): _script(
         _DRAWN + "a local of the chunk; luaunit's runner reports to it",
@@ -169,9 +169,9 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "the answer is a file of its own, sourced inside one `{ ... }` group parsed before it "
         "runs (aliases, heredocs, quotes stay in it); then the answer's functions named like "
         "the built-ins the tests call, its traps and extdebug are removed (in POSIX mode)",
-        "a DEBUG trap that reads each command ($BASH_COMMAND) and skips the tests' (a debugger's "
-        "reach, as a Python trace function's); reflection (declare -p lists the harness's "
-        "variables)",
+        "the harness's variable holds the secret from before the answer is sourced: "
+        "${!sandlot_*} names it and the answer can write the seal; a DEBUG trap reads each "
+        "command ($BASH_COMMAND) before it runs",
     ),
     ("*", "racket"): _script(
         "a launcher module that reads the secret before the answer's module is compiled",

@@ -33,6 +33,7 @@ from sandlot.executor import CodeRequest, Execution, Executor, Outcome, Seal, Te
 from sandlot.executor.batch import Item, ItemOutcome, Run, run_batch
 from sandlot.executor.limits import asked_of
 from sandlot.executor.results import describe, verdict_of
+from sandlot.executor.seal import counts
 from sandlot.judge import guards, harnesses
 from sandlot.judge.assemble import PY_IMPORTS
 from sandlot.judge.checkers import Checker
@@ -91,6 +92,7 @@ class _Check:
     kind: str  # stdout | exit | expr | value
     expected: Any = None
     sealed: bool = False  # passes only with the run's seal
+    tests: int | None = None  # how many assertion sites the seal must attest passed
 
 
 @dataclass(slots=True)
@@ -192,7 +194,7 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
         if joined is not None:  # the answer apart from the assert (sandlot/judge/scripts/)
             runs.append(Run(code=joined.code, files=joined.files,
                             seal=Seal(tests_at=joined.tests_at)))  # fmt: skip
-            checks.append(_Check("exit", sealed=True))
+            checks.append(_Check("exit", sealed=True, tests=joined.tests))
             continue
         test, sealed = guards.guard_end(statement, row.name)
         program = f"{base}\n\n{test}"
@@ -309,6 +311,12 @@ def _judge(
             record.detail = _tail(outcome) or describe(outcome)
         elif check.sealed and proof is None:
             record.verdict, record.detail = Verdict.WRONG_ANSWER, EARLY_EXIT
+        elif check.tests is not None:
+            attested = counts(proof or b"")
+            held = attested.get("passed") == check.tests and not attested.get("failed", 0)
+            if check.tests <= 0 or not held:
+                record.verdict = Verdict.WRONG_ANSWER
+                record.detail = f"the seal attests {attested}, where the assert has {check.tests}"
         return record
     bad = verdict_of(outcome)
     if bad is not None:

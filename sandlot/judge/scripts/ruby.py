@@ -2,11 +2,14 @@
 
 `__END__` and an open `=begin` end (or break) the answer's own file; `exit!` and `at_exit`
 leave without the seal. The tests assert with test-unit's `assert_equal(expected, actual)`
-(MultiPL-E, HumanEvalDS, CRUXEval-X) or raise in an `if` (MBXP's `if x0 != v0` then `raise`):
+(MultiPL-E, HumanEvalDS, CRUXEval-X) or raise in an `if` (MBXP's `if x0 != v0` then `raise`;
+`raise ... unless cond`, as a /run_batch assert):
 each assertion becomes the harness's `check(site, expected, actual)`, which compares with
 `expected == actual` as test-unit does, fails with its message and marks its site when it holds
 (an answer that patches `assert_equal`, the test case or test-unit's runner changes nothing it
 checks); each such condition becomes `fails(site, cond)`, which marks its site when false.
+A site that did not hold is counted as failed before the failure is raised, so an answer that
+makes `raise` a no-op (Kernel#raise redefined) gets `failed=1` in the seal, not a pass.
 test-unit rows end where its runner reports (it runs its tests at exit, after any last line).
 
 The harness object is a global under the drawn name: Ruby gives a test method no other way to
@@ -27,23 +30,25 @@ _START = """${v} = begin
   s = File.binread('{seal}') rescue ''
   File.delete('{seal}') rescue nil
   File.delete(__FILE__) rescue nil
-  passed = {{}}
+  passed, failed = {{}}, {{}}
   out = STDOUT
   o = Object.new
   o.define_singleton_method(:check) do |site, expected, actual|
-    unless expected == actual
+    if expected == actual
+      passed[site] = true
+    else
+      failed[site] = true
       failure = RuntimeError
       failure = Test::Unit::AssertionFailedError if defined?(Test::Unit::AssertionFailedError)
       raise failure, "<#{{expected.inspect}}> expected but was\\n<#{{actual.inspect}}>"
     end
-    passed[site] = true
   end
-  o.define_singleton_method(:fails) do |site, failed|
-    passed[site] = true unless failed
-    failed
+  o.define_singleton_method(:fails) do |site, bad|
+    if bad then failed[site] = true else passed[site] = true end
+    bad
   end
   o.define_singleton_method(:end) do
-    out.write(s + "passed=#{{passed.size}} failed=0" + s + "\\n")
+    out.write(s + "passed=#{{passed.size}} failed=#{{failed.size}}" + s + "\\n")
     out.flush
   end
   o.freeze
@@ -62,12 +67,19 @@ _RAISING_IF = re.compile(
 )
 
 
+# `raise ... if cond` (or `unless cond`): the modifier form, as a /run_batch assert writes it.
+_RAISE_IF = re.compile(r"^[ \t]*raise\b[^\n]*?[ \t](if|unless)[ \t]+([^\n]*?)[ \t]*$", re.M)
+
+
 def sites(tests: str, v: str) -> tuple[str, int | None]:
     blanked = _LEXEMES.blank(tests)
     spans = lex.calls(blanked, ("assert_equal",))
     checks = [(s, "check") for s in spans]
     for m in _RAISING_IF.finditer(blanked):
         kind = "fails" if m.group(1).strip() == "if" else "holds"
+        checks.append((lex.Span(m.start(2), m.end(2)), kind))
+    for m in _RAISE_IF.finditer(blanked):
+        kind = "fails" if m.group(1) == "if" else "holds"
         checks.append((lex.Span(m.start(2), m.end(2)), kind))
     if len(re.findall(r"\braise\b", blanked)) != sum(k != "check" for _, k in checks):
         return tests, None  # a raise this does not place: the seal attests only the end

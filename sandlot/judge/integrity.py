@@ -133,7 +133,7 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "the answer is a file of its own, compiled by `do` after the secret was read: its "
         "BEGIN blocks, CORE::GLOBAL overrides, __END__ and POD stay in it; the tests call the "
         "comparisons through copies taken before it ran",
-        "the comparison libraries' own subroutines (Test::Deep::descend...), which the answer "
+        "the comparison libraries' own subroutines (Test::Deep::cmp_details...), which the answer "
         "can redefine; reflection (B, the debugger)",
     ),
     ("*", "ruby"): _script(
@@ -347,7 +347,8 @@ TABLE: dict[tuple[str, str], Integrity] = {
         split="the answer is the exercise's module, which the spec imports",
         out_of_reach=_IN_PROCESS_REACH + " (jest's globals among it: an answer that replaces "
         "`expect` when the spec imports it passes)",
-        tests=_SCRIPT_LIMITS,
+        tests="tests/test_reward_hacks_script.py::"
+        "test_jest_globals_replaced_by_the_answer_are_beyond_a_guard",
     ),
     ("aider", "pytest"): Integrity(
         Level.IN_PROCESS,

@@ -70,6 +70,8 @@ _RAISING_IF = re.compile(
 # `raise ... if cond` (or `unless cond`): the modifier form, as a /run_batch assert writes it.
 _RAISE_IF = re.compile(r"^[ \t]*raise\b[^\n]*?[ \t](if|unless)[ \t]+([^\n]*?)[ \t]*$", re.M)
 
+_NOT_ONE_CONDITION = re.compile(r"\b(?:rescue|if|unless|while|until|and|or|do)\b|;")
+
 
 def sites(tests: str, v: str) -> tuple[str, int | None]:
     blanked = _LEXEMES.blank(tests)
@@ -79,6 +81,8 @@ def sites(tests: str, v: str) -> tuple[str, int | None]:
         kind = "fails" if m.group(1).strip() == "if" else "holds"
         checks.append((lex.Span(m.start(2), m.end(2)), kind))
     for m in _RAISE_IF.finditer(blanked):
+        if _NOT_ONE_CONDITION.search(m.group(2)):
+            continue  # `... rescue nil`, a second modifier: not a site (no count is claimed)
         kind = "fails" if m.group(1) == "if" else "holds"
         checks.append((lex.Span(m.start(2), m.end(2)), kind))
     if len(re.findall(r"\braise\b", blanked)) != sum(k != "check" for _, k in checks):

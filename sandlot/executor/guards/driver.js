@@ -46,7 +46,6 @@ function sandlotDriver(params) {
   const bytes = Buffer.from.bind(Buffer);
   const { freeze, create } = Object;
   const { ownKeys } = Reflect;
-  const { AssertionError } = require("assert");
   const ErrorType = Error;
 
   const take = (name, encoding) => {
@@ -160,7 +159,8 @@ function sandlotDriver(params) {
     };
     const modules = create(null);
     for (const id of ["assert", "node:assert", "assert/strict", "node:assert/strict"]) {
-      modules[id] = copy(local(id));
+      // only those the tests name (a module loaded for nothing costs each run its start-up)
+      if (text.includes(`'${id}'`) || text.includes(`"${id}"`)) modules[id] = copy(local(id));
     }
     if (text.includes("lodash")) modules.lodash = copy(local("lodash"));
     const testsRequire = (id) => (id in modules ? modules[id] : local(id));
@@ -169,7 +169,10 @@ function sandlotDriver(params) {
     testsConsole.assert = (ok, ...message) => {
       if (!ok) {
         const said = message.length ? ": " + message.join(" ") : "";
-        throw new AssertionError({ message: "Assertion failed" + said });
+        // named as assert's own, without loading that module in every run (its start-up cost)
+        const failure = new ErrorType("Assertion failed" + said);
+        failure.name = "AssertionError";
+        throw failure;
       }
     };
     freeze(testsConsole);

@@ -19,7 +19,8 @@ row, for 14 of the 20 rows (see bench/README.md).
   side compared. sandlot's compile cache serves the builds; bare runs the binaries it built.
   Each pass also says how busy the machine's CPUs were over it and their CPU ms per program
   (from /proc/stat: everything, this process and the server included), which tells the CPU a
-  side spends from the time it leaves the CPUs idle.
+  side spends from the time it leaves the CPUs idle; sandlot's passes also say the CPU its
+  boxes' run steps spent per program (the results' `run_result.cpu_time`).
 
 Targets (issue 15): HumanEval wall <= 0.7x bare, MBPP <= 0.8x bare.
 
@@ -219,14 +220,15 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
         for _ in range(args.rounds):
             (t_bare, ok_bare), m_bare = machine(lambda: bare.run_all(args.slots, False))
             (t_sandlot, again), m = machine(lambda: judge_all(client, dataset, items, args.slots))
-            ok = sum(r["accepted"] for r in again)
+            ok, box = sum(r["accepted"] for r in again), box_cpu_ms(again)
             rounds.append({"bare_s": t_bare, "sandlot_s": t_sandlot, "bare_ok": ok_bare,
                            "sandlot_ok": ok, "bare_machine": m_bare,
-                           "sandlot_machine": m})  # fmt: skip
+                           "sandlot_machine": m,
+                           "sandlot_box_cpu_ms": box})  # fmt: skip
             ratio = t_sandlot / t_bare
             print(f"{key} cached: bare {t_bare:.2f}s ({ok_bare}/{n}, {said(m_bare, n)}), "
-                  f"sandlot {t_sandlot:.2f}s ({ok}/{n}, {said(m, n)}), "
-                  f"ratio {ratio:.2f}")  # fmt: skip
+                  f"sandlot {t_sandlot:.2f}s ({ok}/{n}, {said(m, n)}, "
+                  f"box runs {box:.1f} CPU ms/program), ratio {ratio:.2f}")  # fmt: skip
     best_bare = min(r["bare_s"] for r in rounds)
     best = min(r["sandlot_s"] for r in rounds)
     return {
@@ -246,6 +248,17 @@ def files_of(registry: Registry, dataset: Dataset, item: dict[str, Any]) -> dict
     cfg = JudgeConfig(language=dataset.config.get("language"))
     job = judge.assemble(spec, row, item["completion"], cfg).job
     return dict(job.files) if job is not None else {}
+
+
+def box_cpu_ms(results: list[dict]) -> float:
+    """The CPU the boxes' run steps spent per judged program (each result's `run_result`), which
+    other work on the machine moves much less than wall times or the machine's busy share."""
+    total = 0.0
+    for r in results:
+        for test in r.get("tests") or ():
+            run = (test.get("exec_info") or {}).get("run_result") or {}
+            total += run.get("cpu_time") or 0.0
+    return 1000 * total / max(1, len(results))
 
 
 def said(m: dict[str, float], programs: int) -> str:

@@ -77,6 +77,23 @@ def test_limits_fire_and_are_named(jail):
     assert out.limit is Limit.CPU_TIME  # the CPU limit, not the 30 s wall limit, ended it
 
 
+# A program that writes past the cap and exits at once races the watch: it may be gone before
+# its output is read. Either way the run was cut short by the output limit, and says so.
+OVERRUNS = {"stdout": "head -c 5000 /dev/zero", "stderr": "head -c 5000 /dev/zero >&2"}
+
+
+@pytest.mark.parametrize("stream", sorted(OVERRUNS))
+def test_an_output_overrun_is_named_however_the_race_goes(jail, stream):
+    small = Limits(output=1000)
+    for _ in range(30):
+        out = jail.run(0, RunSpec(argv=("/bin/sh", "-c", OVERRUNS[stream]), limits=small))
+        assert out.limit is Limit.OUTPUT, out
+        assert getattr(out, f"{stream}_truncated") and len(getattr(out, stream)) == 1000
+    control = jail.run(0, RunSpec(argv=("/bin/sh", "-c", "head -c 1000 /dev/zero"), limits=small))
+    assert (control.limit, control.stdout_truncated, control.exit_code) == (None, False, 0)
+    assert len(control.stdout) == 1000
+
+
 def test_devices_work(jail):
     script = "head -c 4 /dev/zero | od -An -tx1; head -c 8 /dev/urandom | wc -c; echo x > /dev/null"
     out = jail.run(0, RunSpec(argv=("/bin/sh", "-c", script)))

@@ -91,7 +91,7 @@ class Watch:
         """Act on the clocks; the poll timeout in ms (-1: none), or None to stop watching."""
         if self.status is None:
             if now >= self.deadline:
-                self._kill(Limit.WALL_TIME)
+                self._hit(Limit.WALL_TIME)
             if now >= self.killed_at + KILL_GRACE:
                 left = self.tasks()
                 stuck = left >= self.tasks_left
@@ -124,10 +124,13 @@ class Watch:
         else:
             self._drain(fd)
 
-    def _kill(self, limit: Limit) -> None:
+    def _hit(self, limit: Limit) -> None:
+        """A limit was reached: the first one is the run's, even when the box has already ended
+        by itself (a program that writes past the cap and exits at once is often gone before its
+        output is read); a box still running is killed."""
         if self.outcome.limit is None:
             self.outcome.limit = limit
-        if self.killed_at == math.inf:
+        if self.status is None and self.killed_at == math.inf:
             kill(self.pidfd)
             self.killed_at = self.kill_sent = time.monotonic()
             self.tasks_left = self.tasks()
@@ -166,8 +169,7 @@ class Watch:
             self.outcome.stdout_truncated = True
         else:
             self.outcome.stderr_truncated = True
-        if self.status is None:
-            self._kill(Limit.OUTPUT)
+        self._hit(Limit.OUTPUT)
 
     def _keep(self, fd: int, data: bytes) -> None:
         if fd == self.out_r:

@@ -29,23 +29,25 @@ def capped() -> Iterator[httpx.Client]:
         yield c
 
 
-def run_code(client: httpx.Client, code: str) -> dict:
+def run_code(client: httpx.Client, code: str) -> tuple[str, dict]:
     r = client.post("/run_code", json={"code": code, "language": "python"})
     assert r.status_code == 200, r.text
-    return r.json()["run_result"]
+    return r.json()["status"], r.json()["run_result"]
 
 
 @pytest.mark.parametrize("stream", sorted(OVERRUNS))
 def test_an_overrun_is_the_output_limit_on_every_run(capped, stream) -> None:
     for n in range(RUNS):
-        rr = run_code(capped, f"{OVERRUNS[stream]}  # {n}")
+        status, rr = run_code(capped, f"{OVERRUNS[stream]}  # {n}")
         assert rr["limit"] == "output" and rr[f"{stream}_truncated"] is True, rr
         assert rr[stream] == "x" * CAP
+        # Whether it was killed (-9) or had exited 0 first, the run did not succeed.
+        assert status == "Failed" and rr["status"] == "Finished"
 
 
 def test_control_output_up_to_the_cap_is_no_limit(capped) -> None:
-    rr = run_code(capped, f"print('x' * {CAP - 1})")  # with its newline: exactly the cap
-    assert rr["limit"] is None and rr["return_code"] == 0
+    status, rr = run_code(capped, f"print('x' * {CAP - 1})")  # with its newline: exactly the cap
+    assert status == "Success" and rr["limit"] is None and rr["return_code"] == 0
     assert rr["stdout_truncated"] is False and rr["stderr_truncated"] is False
     assert rr["stdout"] == "x" * (CAP - 1) + "\n"
 

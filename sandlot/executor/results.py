@@ -98,13 +98,13 @@ class Execution:
 
     @property
     def run_status(self) -> str:
-        """The status by how the steps ended alone (the judge's exec_info: SandboxFusion's)."""
+        """The status by how the steps ended alone (the judge's exec_info: SandboxFusion's). A
+        step a limit stopped failed even if it exited 0: a program that overran the output cap
+        and exited before it could be killed must not succeed or fail by that race."""
         if self.error is not None:
             return SANDBOX_ERROR
         for step in (self.compile, self.run):
-            if step is not None and (
-                command_status(step) == TIME_LIMIT_EXCEEDED or return_code(step) != 0
-            ):
+            if step is not None and not step.ok:
                 return FAILED
         return SUCCESS
 

@@ -357,7 +357,10 @@ NUMERIC = {  # route -> (a body it accepts, every numeric field in it, as a dott
     "/code": ({"repo": "/nonexistent", "message": "x"},
               ["max_attempts", "timeout", "test_timeout", "llm_grace"]),
     "/run_jupyter": ({"cells": ["1"]}, ["cell_timeout", "total_timeout", "memory_limit_MB"]),
-    "/sessions": ({"language": "python"}, ["idle_timeout", "lifetime", "memory_limit_MB"]),
+    "/sessions": ({"language": "python"},
+                  ["idle_timeout", "lifetime", "memory_limit_MB", "pause_after"]),
+    "/sessions/{session_id}/fork": ({}, ["count", "idle_timeout", "lifetime", "memory_limit_MB",
+                                         "pause_after"]),
     "/sessions/{session_id}/execute": ({"code": "1"}, ["timeout"]),
 }  # fmt: skip
 CASES = [(route, path) for route, (_, paths) in NUMERIC.items() for path in paths]

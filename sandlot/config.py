@@ -193,6 +193,7 @@ class Config:
     memory_mb: int = default_of(MEMORY)
     max_memory_mb: int = maximum_of(MEMORY)
     pids: int = setting(256, "processes and threads one run may have", ge=1)
+    max_pids: int = setting(4096, "most processes and threads a dataset's runs may be given", ge=1)
     output_bytes: int = setting(8 * MiB, "cap per output stream; past it the run is stopped", ge=1)
     disk_bytes: int = setting(256 * MiB, "size of a run's work dir (tmpfs)", ge=MiB)
     tmp_bytes: int = setting(

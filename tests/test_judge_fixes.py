@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from sandlot.judge.assemble_multi import build_aider
+from sandlot.judge.families import reference
 from sandlot.judge.plans import JudgeConfig
 from tests.conftest import Server
 
@@ -325,19 +326,22 @@ def test_catch2_tests_link_the_prebuilt_main(api: httpx.Client) -> None:
     assert out["status"] == "Failed" and "FAILED" in out["run_result"]["stdout"]
 
 
-@pytest.mark.parametrize(("bound", "accepted"), [("7", True), ("1", False)])
-def test_aider_rust_exercise_may_use_a_crate(api: httpx.Client, bound: str, accepted: bool) -> None:
-    row = {"language": "rust", "exercise": "dice",
-           "solution_files": {"src/lib.rs": "", "Cargo.toml": ""},
-           "manifest_files": {"Cargo.toml": '[package]\nname = "dice"\n\n[dependencies]\n'
-                              'rand = "0.8"\n'},
-           "test_files": {"tests/dice.rs": "#[test]\nfn first() { assert!(dice::roll() >= 1); }\n"
-                          "#[test]\n#[ignore]\n"
-                          f"fn bound() {{ assert!(dice::roll() < {bound}); }}\n"}}  # fmt: skip
-    answer = ("```rust\nuse rand::Rng;\npub fn roll() -> u8 {\n"
-              "    rand::thread_rng().gen_range(1..7)\n}\n```")  # fmt: skip
-    job = build_aider(row, answer, JudgeConfig(), {}).job
-    assert job is not None
-    files = {name: base64.b64encode(data).decode() for name, data in job.files.items()}
-    out = run(api, job.code, job.language, files=files, run_timeout=120)
-    assert (out["status"] == "Success") is accepted, out  # the ignored test ran too
+@pytest.mark.parametrize(("low", "accepted"), [("1", True), ("7", False)])
+def test_aider_rust_exercise_may_use_a_crate(api: httpx.Client, low: str, accepted: bool) -> None:
+    # rust/say's reference, whose encode(1) (an #[ignore]d test's, which the judge runs) takes
+    # its number from rand: right when the range is 1..2, wrong when it is 7..8
+    with gzip.open(DATA / "aider_polyglot.jsonl.gz", "rt") as f:
+        say = next(
+            r for r in map(json.loads, f) if (r["language"], r["exercise"]) == ("rust", "say")
+        )
+    text = reference("aider", say)
+    old = "pub fn encode(n: u64) -> String {\n"
+    assert old in text
+    answer = text.replace(
+        old,
+        "use rand::Rng;\n" + old + "    let n = if n == 1 { "
+        f"rand::thread_rng().gen_range({low}..{int(low) + 1}) }} else {{ n }};\n",
+    )
+    out = submit(api, "aider_polyglot", "rust/say", answer)
+    assert out["accepted"] is accepted, out
+    assert accepted or out["extra"]["verdict"] == "wrong_answer", out

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from sandlot import telemetry
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailError, TooLarge
-from sandlot.executor import guards
+from sandlot.executor import guards, split
 from sandlot.executor import seal as sealing
 from sandlot.executor.admission import Admission, Lane
 from sandlot.executor.cache import Build, CompileCache, build_key
@@ -43,6 +43,14 @@ class CodeRequest:
     # expression test cases are sealed whatever this says.
     seal: Seal | None = None
     strict: bool = False  # expression test cases compare plain data only (the drivers' `strict`)
+    # A judge's split program (sandlot/executor/split.py): the harness's sources; `code` is the
+    # answer alone. Only rows with a `split` take it.
+    harness: dict[str, bytes] | None = None
+    # A dataset's needs beyond the server's defaults (the judge's, never a caller's): its runs
+    # may use every CPU of the jail's, not the slot's one; processes and threads (up to the
+    # server's max_pids).
+    any_cpu: bool = False
+    pids: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +102,12 @@ class Executor:
     ) -> Limits:
         """The jail limits of a step of `req`, `time` the limit of its wall clock; `memory_mb`
         instead of the request's (a compiler's, which needs its room)."""
-        asked = asked_of(req)
+        cfg, asked = self.config, asked_of(req)
         if memory_mb is not None:
             asked[MEMORY.setting] = memory_mb
-        return limits_for(self.config, asked, time=time, pids=max(self.config.pids, row.pids))
+        # a dataset's needs (the judge's) may raise the pids, up to max_pids
+        pids = max(cfg.pids, row.pids, min(req.pids, cfg.max_pids))
+        return limits_for(cfg, asked, time=time, pids=pids)
 
     def _memory_mb(self, req: CodeRequest) -> int:
         # SandboxFusion's -1 ("unlimited") and absent both mean the server default.
@@ -163,13 +173,17 @@ class Executor:
         files: dict[str, bytes],
         req: CodeRequest,
         lane: Lane | None = None,
+        step: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
     ) -> tuple[Build, bool]:
         """Compile through the cache; `slot` is one already held, or None to queue for one
-        (in `lane`'s turn, if given)."""
-        assert row.compile is not None
+        (in `lane`'s turn, if given). `step` is (argv, artifacts) when not the row's compile."""
+        if req.harness is not None and step is None:
+            return await self._split_build(slot, row, files, req, lane)
+        argv, artifacts = step or (row.compile, row.artifacts)
+        assert argv is not None
         memory_mb = self._memory_mb(req)
         spec = self._spec(
-            row, row.compile, memory_mb, files=files, fetch=row.artifacts,
+            row, argv, memory_mb, files=files, fetch=artifacts,
             limits=self._limits(row, req, COMPILE_TIMEOUT, max(memory_mb, 1024)),
             any_cpu=True,  # a compiler's threads (the JVM's: kotlinc ~1/4 slower on one CPU)
         )  # fmt: skip
@@ -189,6 +203,33 @@ class Executor:
         )
         telemetry.compile_cache(cached)
         return build, cached
+
+    async def _split_build(
+        self,
+        slot: int | None,
+        row: Language,
+        files: dict[str, bytes],
+        req: CodeRequest,
+        lane: Lane | None,
+    ) -> tuple[Build, bool]:
+        """A judge's split program: the harness alone (cached for every answer to the same
+        problem), then the answer compiled, checked and linked with it (split.py)."""
+        layout = row.split
+        if layout is None or req.harness is None:
+            raise InvalidRequest(f"{row.name} has no split build")
+        tools = split.tool_files(row, self.config.runtime_dir)
+        sources = {**files, **tools}
+        if layout.harness is None:
+            sources.update(req.harness)
+        else:
+            harness, cached = await self._build(
+                slot, row, {**req.harness, **tools}, req, lane,
+                (layout.harness, layout.harness_artifacts),
+            )  # fmt: skip
+            if not harness.outcome.ok:
+                return harness, cached
+            sources.update(harness.artifacts)
+        return await self._build(slot, row, sources, req, lane, (layout.build, row.artifacts))
 
     async def execute(self, req: CodeRequest) -> Execution:
         """Compile if the language needs it, then run once. InvalidRequest for bad input."""
@@ -228,7 +269,7 @@ class Executor:
         memory_mb = self._memory_mb(req)
         return self._spec(
             row, argv or row.run, memory_mb, files=files, stdin=req.stdin, fetch=req.fetch,
-            limits=self._limits(row, req),
+            limits=self._limits(row, req), any_cpu=req.any_cpu,
         )  # fmt: skip
 
     async def run_step(self, req: CodeRequest) -> tuple[RunSpec, bytes | None] | None:
@@ -251,7 +292,10 @@ class Executor:
         return req.seal or (Seal() if guards.sealed(row, req.code) else None)
 
     def _sources(self, row: Language, req: CodeRequest) -> dict[str, bytes]:
-        """What a build starts from: the request's files, a framework guard's, the code."""
+        """What a build starts from: the request's files, a framework guard's, the code (a
+        split program's: the request's files and the answer)."""
+        if req.harness is not None and row.split is not None:
+            return {**req.files, row.split.answer: req.code.encode()}
         return {**req.files, **guards.build_files(row, req.code),
                 row.source: row.program(req.code).encode()}  # fmt: skip
 

@@ -12,12 +12,19 @@ import zipfile
 from pathlib import Path
 
 from sandlot.executor.seal import SEAL_FILE as SEAL
-from sandlot.judge import python_tests, reports, split_java
+from sandlot.judge import braces, python_tests, reports, split, split_java
 from sandlot.judge.extract import Extracted, fenced_blocks
 from sandlot.judge.plans import Assembled, Program
 from sandlot.judge.scripts import js as scripts_js
 from sandlot.judge.splices import Row
+from sandlot.judge.split import cpp as split_cpp
+from sandlot.judge.split import go as split_go
+from sandlot.judge.split import rust as split_rust
 from sandlot.languages.native import RUST_CRATES
+
+
+def _test_texts(row: Row) -> dict[str, str]:
+    return {**row.get("test_files", {}), **row.get("editor_files", {})}
 
 
 def _test_files(row: Row) -> dict[str, bytes]:
@@ -41,8 +48,13 @@ def python(row: Row, completion: str, ex: Extracted) -> Assembled:
 
 
 def rust(row: Row, completion: str, ex: Extracted) -> Assembled:
-    files = _test_files(row)
     crate = _cargo_name(row.get("manifest_files", {}).get("Cargo.toml", "")) or "solution"
+    # The solution a crate of its own, each test file a module of the harness that runs them.
+    built = split_rust.exercise(ex.code, crate, _test_texts(row))
+    if built is not None:
+        return split.assembled(ex, "rust", built, "\n".join(_test_texts(row).values()),
+                               run_timeout=120)  # fmt: skip
+    files = _test_files(row)
     files["src/lib.rs"] = ex.code.encode()
     script = _rust_script(crate, list(row.get("test_files", {})))
     return Assembled(ex, Program("bash", script, script, files=files, run_timeout=120,
@@ -60,6 +72,11 @@ def _first_test_as_program(row: Row, ex: Extracted) -> tuple[dict[str, bytes], s
 
 
 def go(row: Row, completion: str, ex: Extracted) -> Assembled:
+    # The solution a package of its own, which the test files import (split/go.py).
+    built = split_go.exercise(ex.code, _test_texts(row))
+    if built is not None:
+        return split.assembled(ex, "go_test", built, "\n".join(_test_texts(row).values()),
+                               run_timeout=60)  # fmt: skip
     # go_test builds the directory: the first test file is the program, the rest beside it.
     files, text = _first_test_as_program(row, ex)
     return Assembled(ex, Program("go_test", text, text, files=files, run_timeout=60))
@@ -168,10 +185,15 @@ def cpp(row: Row, completion: str, ex: Extracted) -> Assembled:
         files[header] = "\n".join(heads).encode()
         if not impl and source:
             files[source] = f'#include "{header}"\n'.encode()
+        why = split_cpp.header_refusal(files[header].decode(), "\n".join(t for _, t in tests))
+        if why is not None:
+            return Assembled(ex, None, why, refused=True)
     if source and impl:
         files[source] = "\n".join(impl).encode()
+    # Catch's listener seals how many test cases passed: every TEST_CASE of the tests.
+    cases = sum(len(re.findall(r"(?<![\w.])TEST_CASE\s*\(", braces.blank(t))) for _, t in tests)
     return Assembled(ex, Program("catch2", test_text, test_text, files=files, run_timeout=60,
-                                 compile_timeout=120))  # fmt: skip
+                                 compile_timeout=120, tests=cases or None))  # fmt: skip
 
 
 def _cargo_name(manifest: str) -> str | None:

@@ -30,6 +30,7 @@ from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
 from sandlot.judge.scripts import Joined
+from sandlot.judge.split import split_assembled
 
 Row = dict[str, Any]
 Builder = Callable[[Row, str, JudgeConfig, dict[str, Any]], Assembled]
@@ -257,7 +258,7 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
     if split is not None:
         program = split.cruxeval(row["code"], filled, run_timeout=30, compile_timeout=30)
         if program is not None:
-            return Assembled(extracted, program)
+            return split_assembled(extracted, program)
     joined = guards.join(row["code"], filled, language)
     if joined is not None:
         return Assembled(extracted, joined_program(
@@ -358,7 +359,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
                                run_timeout=p.get("run_timeout"), forbidden=forbidden, fetch=fetch,
                                fail_markers=d.fail_markers)  # fmt: skip
         if split is not None:
-            return Assembled(ex, split)
+            return split_assembled(ex, split)
     joined = guards.join(code, template.replace("#<INSERT>", "", 1), resolved)
     if joined is not None:  # the answer apart from the tests (sandlot/judge/scripts/)
         return Assembled(ex, joined_program(

@@ -10,6 +10,8 @@ from sandlot.judge.assemble import Row, build_humaneval, joined_program, no_code
 from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import Extracted, cut_at, extract
 from sandlot.judge.plans import Assembled, JudgeConfig, Program
+from sandlot.judge.split import split_assembled
+from sandlot.judge.split.families import PRELUDE as _PRELUDE
 
 
 def _declared_name(line: str, language: str) -> str | None:
@@ -36,17 +38,12 @@ def _signature_name(prompt: str, language: str) -> str | None:
 
 
 def _freeform(ex: Extracted, name: str | None, language: str) -> bool:
-    """Whether the extracted code is a whole solution (it declares the function) or a body (which
-    may well call the function: a recursive body is still a body)."""
+    """Whether the extracted code is a whole solution, which it is only when it declares the
+    prompt's function; else it is a body (which may call the function, recursively, and may
+    open with `use` lines or a helper of its own: Rust takes both in a function's body)."""
     if ex.continuation or not name:
         return False
-    blanked = braces.blank(ex.code)
-    if declares(blanked, name, language):
-        return True
-    # An answer that opens with a directive or a declaration of its own (a helper, or the
-    # function under another name) is a whole program too; a body opens with a statement.
-    first = next((ln for ln in blanked.split("\n") if ln.strip()), "")
-    return _PRELUDE.match(first) is not None or _declared_name(first, language) is not None
+    return declares(braces.blank(ex.code), name, language)
 
 
 def declares(blanked: str, name: str, language: str) -> bool:
@@ -69,7 +66,7 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
     if d.split is not None:
         split = d.split.humaneval_x(row, ex.code, whole, run_timeout=p.get("run_timeout"))
         if split is not None:
-            return Assembled(ex, split)
+            return split_assembled(ex, split)
     joined = guards.join(ex.code if whole else prompt + ex.code, test, language)
     if joined is not None:  # the answer apart from the tests (sandlot/judge/scripts/)
         return Assembled(ex, joined_program(language, joined, test,
@@ -87,8 +84,6 @@ def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> A
 
 # -- MultiPL-E ----------------------------------------------------------------------------------
 
-_PRELUDE = re.compile(r"^(#include|import |using |use |require|const \w+ = require|<\?php)")
-
 
 def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     language = p["language"]
@@ -100,13 +95,13 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
     if ex.empty:
         return no_code(ex)
     stops = tuple(s for s in row.get("stop_tokens") or () if not s.startswith("re:"))
+    whole = _freeform(ex, name, language)
     if d.split is not None:
-        whole = _freeform(ex, name, language)
         code = ex.code if whole else cut_at(ex.code, stops)
         split = d.split.multiple(prompt, code, whole, tests, run_timeout=p.get("run_timeout"),
                                  fail_markers=d.fail_markers)  # fmt: skip
         if split is not None:
-            return Assembled(ex, split)
+            return split_assembled(ex, split)
     if d.script is not None:  # the answer apart from the tests (sandlot/judge/scripts/)
         answer, rest = _multiple_answer(ex, name, language, prompt, tests, stops)
         return Assembled(ex, joined_program(language, d.script(answer, rest), tests,
@@ -127,6 +122,7 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
         # must not run into the tests' first line (`}public class Main {`)
         body = cut_at(ex.code, stops)
         full = prompt + body + ("" if body.endswith("\n") else "\n") + program_tests
+    full = d.mp_prelude + full
     if sealed:
         full = guards.with_start(full, language)
     count = guards.tests_of(tests, language) if sealed else None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sandlot.errors import InvalidRequest, NotFound, UnknownLanguage
+from sandlot.judge.plans import Needs
 from sandlot.languages import Registry
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -97,7 +98,9 @@ BUILTIN: tuple[DatasetSpec, ...] = (
     _spec("aider_polyglot_python", "insert", "aider_polyglot_python_sf.jsonl.gz",
           language="python", params={"run_timeout": 60},
           summary="the aider polyglot python exercises in SandboxFusion's row format"),
+    # Exercism's tests may assert two cores (Go) or start a thousand threads (Java's).
     _spec("aider_polyglot", "aider", "aider_polyglot.jsonl.gz", id_field="id",
+          params={"needs": Needs(any_cpu=True, pids=2048)},
           summary="26 aider polyglot exercises (python, go, rust, javascript, java, cpp)"),
     _spec("code_contests", "stdio", "sf_code_contests.jsonl.gz",
           summary="CodeContests stdin/stdout problems (SandboxFusion sample, 20 rows)"),

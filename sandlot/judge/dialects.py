@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from sandlot.judge import aider, guard_texts, sites, splices, split_java
 from sandlot.judge.extract import Extracted
@@ -27,15 +28,20 @@ from sandlot.judge.scripts import r as scripts_r
 from sandlot.judge.scripts import racket as scripts_racket
 from sandlot.judge.scripts import ruby as scripts_ruby
 from sandlot.judge.splices import Row
+from sandlot.judge.split import Splitter, families
+from sandlot.judge.split import cpp as split_cpp
+from sandlot.judge.split import d as split_d
+from sandlot.judge.split import go as split_go
+from sandlot.judge.split import rust as split_rust
 
 # C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`, D's `Tuple!(long, long)`,
 # C#'s `(int, string)`), the name, its parameters, and no `;` after them on that line; a
 # statement that calls it starts with a keyword or has `=`, `(`, `<<`... before the name.
 C_DECLARATION = (
     r"^[ \t]*(?!(?:return|else|case|throw|new|delete|co_return|yield|await)\b)"
-    r"(?:(?:[A-Za-z_][\w:<>,.\[\]*&?]*(?:!(?:\([^()\n]*\)|\w+)[\[\]*&]*)?"
+    r"(?:(?:[A-Za-z_][\w:<>,.\[\]*&?]*(?:!(?:\((?:[^()\n]|\([^()\n]*\))*\)|\w+)[\[\]*&]*)?"
     r"|\([\w<>,.\[\]? ]*\))[ \t]+)+"
-    r"[*&]?{n}\s*\([^;]*$"
+    r"[*&]?{n}\s*\((?:[^;]*$|[^;{{}}]*\)[^;{{}}]*\{{)"  # (a body opening on that line)
 )
 # Headers HumanEval-X's C++ tests use without including them.
 CPP_HEADERS = "".join(
@@ -52,18 +58,19 @@ AiderBuilder = Callable[[Row, str, Extracted], Assembled]
 
 @dataclass(frozen=True, slots=True)
 class Split:
-    """A language's split (split_<language>.py): for each family, the program in which the
-    answer is a compilation unit of its own and the harness, which owns the entry point and the
-    seal, calls it from outside (None: these tests have no main to seal)."""
+    """A language's split (split_<language>.py; the native languages' in split/): for each
+    family, the program in which the answer is a compilation unit of its own and the harness,
+    which owns the entry point and the seal, calls it from outside (None: these tests have no
+    main to seal, or cannot be split; a text: why the answer is refused before it runs)."""
 
     # (row, answer's code, whether it is a whole solution, **program fields)
-    humaneval_x: Callable[..., Program | None]
+    humaneval_x: Callable[..., Program | str | None]
     # (prompt, answer's code cut at the stop tokens, whole, tests, **program fields)
-    multiple: Callable[..., Program | None]
+    multiple: Callable[..., Program | str | None]
     # (template with its #<INSERT> slot, answer's code, the row's prompt, **program fields)
-    insert: Callable[..., Program | None]
+    insert: Callable[..., Program | str | None]
     # (the row's code, its test with the answer in its blank, **program fields)
-    cruxeval: Callable[..., Program | None]
+    cruxeval: Callable[..., Program | str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +98,8 @@ class Dialect:
     # a whole answer reshaped for the prompt's scope (code, prompt) -> code; a whole answer's
     # program when prelude + answer + tests is not one (prompt, code, tests) -> program.
     mp_renames: tuple[tuple[str, str], ...] = ()
+    # Put before every MultiPL-E program (SandboxFusion's import helper, which answers rely on).
+    mp_prelude: str = ""
     mp_whole: Callable[[str, str], str] | None = None
     mp_program: Callable[[str, str, str], str] | None = None
     # CRUXEval-X: how the row's test calls the function; `????` is the blank.
@@ -128,6 +137,22 @@ _KOTLIN_SCRIPT_GUARD = ScriptGuard(
     "{v}()",
     place_start=guard_texts.kotlin_script_start,
 )
+
+
+def _native(
+    splitter: Splitter, language: str, fences: tuple[str, ...], hx_head: str = "",
+    multiple_head: str = "",
+) -> Split:  # fmt: skip
+    """A native language's split (sandlot/judge/split/): its splitter, handed each family's
+    submission (split/families.py); `fences` name its code blocks in a table's prompt."""
+    return Split(
+        partial(families.humaneval_x, splitter, language, hx_head),
+        partial(families.multiple, splitter, language, multiple_head),
+        partial(families.insert, splitter, language, fences),
+        families.cruxeval,
+    )
+
+
 _JS_DECLARATION = r"\bfunction\s*\*?\s*{n}\b|\b{n}\s*=(?!=)"
 _GO_DECLARATION = r"\bfunc\s+(\([^)]*\)\s*)?{n}\b"
 
@@ -141,7 +166,8 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             script=scripts_js.join_typescript, crux_call="candidate(????)"),
     Dialect("cpp", guard=MainGuard("sandlot_seal::end();", guard_texts.cpp_start),
             hx_head=CPP_HEADERS, hx_splice=splices.hx_cpp, crux_call="candidate(????)",
-            mbxp_forbidden=("exit(0)",), aider=aider.cpp),
+            mbxp_forbidden=("exit(0)",), aider=aider.cpp,
+            split=_native(split_cpp.split, "cpp", ("cpp", "c++"), CPP_HEADERS)),
     Dialect("java", split=Split(split_java.humaneval_x, split_java.multiple, split_java.insert,
                                 split_java.cruxeval),
             hx_splice=splices.hx_whole,
@@ -164,12 +190,16 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("rust", declaration=r"\bfn\s+{n}\b",
             guard=MainGuard("sandlot_seal_end(&sandlot_seal);", guard_texts.rust_start),
             hx_tests=splices.rust_tests_as_main, hx_splice=splices.hx_rust,
-            crux_call="candidate(????)", aider=aider.rust),
+            crux_call="candidate(????)", aider=aider.rust,
+            split=_native(split_rust.split, "rust", ("rust", "rs"))),
     Dialect("go", declaration=_GO_DECLARATION, aider=aider.go),
     Dialect("go_test", declaration=_GO_DECLARATION, hx_splice=splices.hx_go,
-            mp_program=splices.go_whole_multiple, crux_call="candidate(????)"),
+            mp_program=splices.go_whole_multiple, crux_call="candidate(????)",
+            split=_native(split_go.split, "go_test", ("go", "go_test"))),
     Dialect("kotlin", declaration=r"\bfun\s+{n}\b"),
-    Dialect("D_ut", crux_call="candidate(????)"),
+    Dialect("D_ut", crux_call="candidate(????)",
+            mp_prelude=split_d.PRELUDE,
+            split=_native(split_d.split, "D_ut", ("d", "D_ut"), multiple_head=split_d.PRELUDE)),
     Dialect("julia", crux_call="candidate(????)"),
     Dialect("swift", crux_call="f(????)"),
     Dialect("php", declaration=r"\bfunction\s+&?{n}\b", script=scripts_php.join,

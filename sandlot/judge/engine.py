@@ -194,6 +194,8 @@ class Judge:
             assembled = builder(row, completion, cfg, params)
         if isinstance(assembled.job, Program) and spec.params.get("skips_allowed"):
             assembled.job.skips_allowed = True  # the dataset's own convention
+        if isinstance(assembled.job, Program) and "needs" in spec.params:
+            assembled.job.needs = spec.params["needs"]
         return assembled
 
     def resolve_language(self, name: str) -> str:
@@ -231,7 +233,7 @@ class Judge:
             result.extra.update(verdict=verdict.value, reason=assembled.reason)
             return result
         result.extra["language"] = job.language
-        result.full_code = job.code
+        result.full_code = job.view if isinstance(job, Program) and job.view else job.code
         if isinstance(job, Program):
             result.test_code = job.test_code
         integrity = self.integrity(spec, job, strict=strict(cfg))
@@ -291,7 +293,8 @@ class Judge:
         framework = row is not None and row.guard is not None
         sealed = isinstance(job, Program) and (job.seal or framework)
         stdio = isinstance(job, StdioJob)
-        return of_job(spec.name, spec.family, name, sealed=sealed, stdio=stdio)
+        split = isinstance(job, Program) and job.apart
+        return of_job(spec.name, spec.family, name, sealed=sealed, stdio=stdio, split=split)
 
     def _check_job(self, job: Program | StdioJob) -> tuple[Verdict, str] | None:
         try:
@@ -320,7 +323,8 @@ class Judge:
         split = strict(cfg) and job.split
         seal = Seal(job.tests_at, strict(cfg), job.entry, job.unittest, split) if job.seal else None
         request = self._request(job.language, job.code, cfg, job, files=job.files,
-                                fetch=job.fetch, seal=seal)  # fmt: skip
+                                fetch=job.fetch, seal=seal, harness=job.harness,
+                                any_cpu=job.needs.any_cpu, pids=job.needs.pids)  # fmt: skip
         execution = await self._execute(request)
         if reports.JEST_REPORT in execution.files:
             cases = reports.jest_cases(execution.files[reports.JEST_REPORT])

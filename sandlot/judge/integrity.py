@@ -184,6 +184,81 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
     ),
 }
 
+_BATTERY = "tests/test_reward_hacks_native.py"
+_MEMORY = (
+    "the answer's code runs in the harness's process: it can read and write that process's "
+    "memory (the masked secret, the sites' marks, the stack the tests return through) by "
+    "pointers or /proc/self/mem"
+)
+# The compiled languages whose answers are built apart (sandlot/judge/split/), in the families
+# that judge them with the dataset's tests (HumanEval-X, MultiPL-E, the #<INSERT> tables).
+SPLIT_NATIVE = {
+    "cpp": Integrity(
+        Level.SPLIT,
+        sealed_by="the harness's own main (main.cpp), which calls the tests' main as a function "
+        "and seals when it returned 0; the secret is read by a pre-init function, kept masked",
+        attests="how many distinct assertion sites (assert, if ... throw) passed, against the "
+        "count the judge takes from the tests' text",
+        split="the answer is compiled alone (answer.cpp) and linked after a check of its "
+        "symbols: no main, no symbol of the harness's or of libc/libstdc++/libgcc, no use of "
+        "the harness's, no .preinit_array or ifunc; the harness declares it from the dataset's "
+        "prompt (or the answer's signature, in a closed grammar of type names)",
+        out_of_reach=_MEMORY,
+        tests=_BATTERY,
+    ),
+    "rust": Integrity(
+        Level.SPLIT,
+        sealed_by="the harness crate's main, after the tests' (the secret read first: Rust "
+        "runs nothing before main and the answer may have no constructor), kept masked",
+        attests="how many distinct assert!/assert_eq!/assert_ne! sites passed, against the "
+        "count the judge takes from the tests' text",
+        split="the answer is a library crate of its own; the harness binds each function "
+        "the dataset declares as a constant of its type (no glob import, no #[macro_use]); "
+        "the answer's symbols stay in its crate's namespace (no #[no_mangle], #[export_name]; "
+        "other crates' generics it instantiates excepted, when the harness neither defines nor "
+        "uses them) and it has no .init_array or .preinit_array",
+        out_of_reach=_MEMORY + " (in unsafe code)",
+        tests=_BATTERY,
+    ),
+    "D_ut": Integrity(
+        Level.SPLIT,
+        sealed_by="the harness module's own unit tester, installed after the answer's module "
+        "constructors, once its unittests all passed; the secret is read by a pre-init "
+        "function, kept masked",
+        attests="how many distinct assert sites of the harness's unittests passed, against "
+        "the count the judge takes from the tests' text",
+        split="the answer is a module of its own, compiled without -funittest (its unittests "
+        "never run) and imported statically; the harness binds each function the dataset "
+        "declares as a typed function pointer; symbols checked as C++'s (no main, no "
+        "druntime/phobos or libc symbol, no use of the harness's)",
+        out_of_reach=_MEMORY,
+        tests=_BATTERY,
+    ),
+    "go_test": Integrity(
+        Level.SPLIT,
+        sealed_by="the harness's TestMain, through a seal package that the answer's package "
+        "imports first (Go initializes it, and it reads the secret, before any of the "
+        "answer's code); kept masked",
+        attests="how many of the tests' Test functions ran to their end without failing, "
+        "against the count the judge takes from the tests' text",
+        split="the answer is a package of its own (standard-library imports only: no unsafe, "
+        "so no //go:linkname); its TestMain, Test functions and init are its package's, which "
+        "go test does not run as tests; the harness binds each function the dataset declares "
+        "as a typed variable",
+        out_of_reach="the answer's code runs in the test binary's process: it can read its "
+        "memory through /proc/self/mem (the masked secret)",
+        tests=_BATTERY,
+    ),
+}
+
+# The rows that hold for programs built apart (Program.apart) only: a problem whose tests its
+# language's splitter cannot split is one program, of the language's own row ("*", language).
+_SPLIT_FAMILIES = tuple(
+    (family, language) for family in ("humaneval_x", "multiple", "insert")
+    for language in SPLIT_NATIVE
+)  # fmt: skip
+SPLIT_BUILDS = frozenset((*_SPLIT_FAMILIES, ("aider", "rust"), ("aider", "go_test")))
+
 # (family, language) -> its class. "*" matches any. Families are the assemblers' names
 # (families.py); languages are the language table's row names.
 TABLE: dict[tuple[str, str], Integrity] = {
@@ -307,6 +382,40 @@ TABLE: dict[tuple[str, str], Integrity] = {
         out_of_reach=_IN_PROCESS_REACH,
         tests="tests/test_reward_hacks_jvm.py",
     ),
+    **{key: SPLIT_NATIVE[key[1]] for key in _SPLIT_FAMILIES},
+    ("aider", "rust"): Integrity(
+        Level.SPLIT,
+        sealed_by="the harness crate's main, which runs every test function of the exercise "
+        "(the ignored ones too) and seals when all passed",
+        attests="how many test functions passed (a #[should_panic] one when it panicked), "
+        "against the count of #[test] functions in the exercise's tests",
+        split="the solution is a crate of its own (symbols in its namespace, no constructor "
+        "section); each test file is a module of the harness that keeps its `use <crate>::*` "
+        "beside std's prelude and macros, so that the crate shadows none of them",
+        out_of_reach=_MEMORY + " (in unsafe code)",
+        tests=_BATTERY,
+    ),
+    ("aider", "go_test"): Integrity(
+        Level.SPLIT,
+        sealed_by=SPLIT_NATIVE["go_test"].sealed_by,
+        attests=SPLIT_NATIVE["go_test"].attests,
+        split="the solution is a package of its own (standard-library imports only), which the "
+        "exercise's test files import with a dot: they call its exported API as before, and "
+        "nothing of it can stand in for theirs",
+        out_of_reach=SPLIT_NATIVE["go_test"].out_of_reach,
+        tests=_BATTERY,
+    ),
+    ("aider", "catch2"): Integrity(
+        Level.IN_PROCESS,
+        sealed_by="Catch's listener (its own unit), once Catch reported every test case passed",
+        attests="how many test cases passed, against the count of TEST_CASEs in the tests",
+        split="the solution's .cpp is a unit of its own; its header, which the tests include, "
+        "may define no macro the tests or Catch name",
+        out_of_reach="the exercise's tests include the solution's header, which shares their "
+        "unit: what it declares (operators, overloads, specializations) reaches their "
+        "comparisons; and " + _MEMORY,
+        tests=_BATTERY,
+    ),
     ("*", "*"): UNSEALED,
     # -- Python's families, where they differ from the driver's row -------------------------
     ("bigcodebench", "python"): Integrity(
@@ -400,12 +509,17 @@ def lookup(dataset: str, family: str, language: str) -> Integrity:
     return UNSEALED
 
 
-def of_job(dataset: str, family: str, language: str, *, sealed: bool, stdio: bool) -> Integrity:
+def of_job(
+    dataset: str, family: str, language: str, *, sealed: bool, stdio: bool, split: bool = False
+) -> Integrity:
     """The class of one assembled job: its row, unless the job itself is weaker (a problem whose
-    tests left no place for the seal; `sealed` counts a test framework's own seal)."""
+    tests left no place for the seal; `sealed` counts a test framework's own seal; a row of
+    SPLIT_BUILDS holds for jobs built apart only, the others get the language's own row)."""
     if stdio:
         return OUTPUT
     row = lookup(dataset, family, language)
+    if (family, language) in SPLIT_BUILDS and not split:
+        row = TABLE.get(("*", language), UNSEALED)
     if row.level is not Level.UNSEALED and not sealed:
         return NO_PLACE
     return row

@@ -25,6 +25,16 @@ class JudgeConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Needs:
+    """What a dataset's runs need beyond the server's defaults, as its reference solutions
+    show (a dataset spec's `needs`): every CPU of the jail's rather than the slot's one (a
+    test that asserts two cores), more processes and threads (one that starts a thousand)."""
+
+    any_cpu: bool = False
+    pids: int = 0
+
+
 @dataclass(slots=True)
 class Program:
     """A program that is accepted iff it compiles and exits 0 within its limits."""
@@ -68,6 +78,14 @@ class Program:
     # Python: under `strict`, the answer may run in a process of its own, the tests calling its
     # functions with plain data (the tests build none of its objects).
     split: bool = False
+    # A split program (sandlot/judge/split/): `code` is the answer's unit alone, these are the
+    # harness's files, and `view` shows both as one text (the result's full_code).
+    harness: dict[str, bytes] | None = None
+    view: str | None = None
+    # Assembled by its language's split (dialects.Split): the answer compiled apart from the
+    # tests. A split row of integrity.py holds for these programs only.
+    apart: bool = False
+    needs: Needs = Needs()
 
 
 @dataclass(frozen=True, slots=True)

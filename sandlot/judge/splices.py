@@ -68,7 +68,7 @@ def go_file(package: str, imports: list[str], body: str) -> str:
     (SandboxFusion keeps them all, so an answer that solves the task another way fails to
     compile there); standard packages used but not imported are added."""
     used = braces.blank(body)
-    kept = [spec for spec in dict.fromkeys(imports) if _go_import_used(spec, used)]
+    kept = [spec for spec in dict.fromkeys(imports) if go_import_used(spec, used)]
     paths = {spec.split()[-1] for spec in kept}
     for ident, path in _GO_STD.items():
         if f'"{path}"' not in paths and re.search(rf"\b{ident}\.\w", used):
@@ -90,7 +90,7 @@ def go_imports(source: str) -> list[str]:
     return specs
 
 
-def _go_import_used(spec: str, blanked: str) -> bool:
+def go_import_used(spec: str, blanked: str) -> bool:
     """Whether code (without comments and literals) uses the package an import spec names."""
     parts = spec.split()
     alias = parts[0] if len(parts) == 2 else None

@@ -7,7 +7,7 @@ prewarmed build cache, the Rust crates, Catch2's main and precompiled header.
 
 from __future__ import annotations
 
-from sandlot.languages.registry import Language
+from sandlot.languages.registry import Language, Split
 
 GO = "{runtime}/go/bin/go"
 # The module cache `sandlot setup` downloads from the lock in languages/packages/go (SandboxFusion's
@@ -46,8 +46,9 @@ GO_TEST_RUN = (
         "rc=$?; ms=$((($(date +%s%N) - s) / 1000000)); t=$(printf '%d.%03ds' $((ms / 1000)) "
         "$((ms % 1000))); p=command-line-arguments; if [ $rc -eq 0 ]; then "
         "grep -q '^testing: warning: no tests to run' .go-test.out && t=\"$t [no tests to run]\"; "
-        "printf 'ok  \\t%s\\t%s\\n' $p \"$t\"; sed -n '/^[0-9a-f]\\{64\\}$/p' .go-test.out | "
-        "tail -n 1; else cat .go-test.out; "
+        "printf 'ok  \\t%s\\t%s\\n' $p \"$t\"; "
+        "sed -n '/^[0-9a-f]\\{32\\}.*[0-9a-f]\\{32\\}$/p' .go-test.out | tail -n 1; "
+        "else cat .go-test.out; "
         "printf 'FAIL\\t%s\\t%s\\nFAIL\\n' $p \"$t\"; exit 1; fi"
     )
     .replace("{", "{{")
@@ -77,6 +78,53 @@ RUST_ENV = {"CARGO_HOME": f"{CRATES}/cargo-home", "CARGO_TARGET_DIR": "target",
 # flags).
 CATCH2_DIR = "{runtime}/catch2"
 CATCH2_FLAGS = ("-std=c++17", "-O2")
+GO_TEST_COMPILE = (
+    "/bin/sh", "-c", f"cp -r {{runtime}}/go-cache $GOCACHE && exec {GO} test -c -o main.test .",
+)  # fmt: skip
+
+# Split builds (the judge's: sandlot/executor/split.py): the symbol checker in the box, with
+# Debian's python3, and the runtime libraries whose symbols an answer may not define.
+CHECK = "/usr/bin/python3 -I -S .sandlot_symbols.py"
+GLIBC = ("/usr/lib/*-linux-gnu/libc.so.6", "/usr/lib/*-linux-gnu/libm.so.6",
+         "/usr/lib/*-linux-gnu/ld-linux-*.so.2", "/usr/lib/*-linux-gnu/libc_nonshared.a",
+         "/usr/lib/*-linux-gnu/libgcc_s.so.1", "/usr/lib/gcc/*-linux-gnu/*/libgcc.a",
+         "/usr/lib/gcc/*-linux-gnu/*/libgcc_eh.a", "/usr/lib/*-linux-gnu/Scrt1.o",
+         "/usr/lib/*-linux-gnu/crt[in].o", "/usr/lib/gcc/*-linux-gnu/*/crt*S.o")  # fmt: skip
+CPP_FLAGS = "-std=c++17 -O2"
+# objcopy fails on an empty list of symbols: run only when the checker listed some.
+LOCALIZE = "{{ [ ! -s local.syms ] || /usr/bin/objcopy --localize-symbols=local.syms answer.o; }}"
+CPP_SPLIT = Split(
+    answer="answer.cpp",
+    harness=("/bin/sh", "-c", f"/usr/bin/g++ {CPP_FLAGS} -c main.cpp -o harness.o && "
+             f"{CHECK} summarize harness.o > harness.syms"),
+    harness_artifacts=("harness.o", "harness.syms"),
+    build=("/bin/sh", "-c", f"/usr/bin/g++ {CPP_FLAGS} -c answer.cpp -o answer.o && "
+           f"{CHECK} check harness.syms .sandlot_runtime.syms --private local.syms answer.o && "
+           f"{LOCALIZE} && "
+           "exec /usr/bin/g++ -o main harness.o answer.o -lpthread"),
+    runtime=(*GLIBC, "/usr/lib/*-linux-gnu/libstdc++.so.6"),
+)  # fmt: skip
+
+RUST_SPLIT = Split(
+    answer="answer.rs",
+    build=("/bin/sh", "-c", f"set -e; {' '.join(RUSTC)} -O -C codegen-units=1 --crate-type=rlib "
+           "--crate-name sandlot_answer -o libsandlot_answer.rlib answer.rs; "
+           f"{' '.join(RUSTC)} -O -C strip=debuginfo -L . "
+           "--extern sandlot_answer=libsandlot_answer.rlib --emit=obj=harness.o,link=main main.rs; "
+           f"{CHECK} summarize harness.o > harness.syms; exec {CHECK} check harness.syms "
+           ".sandlot_runtime.syms --own sandlot_answer --no-init libsandlot_answer.rlib"),
+    runtime=GLIBC,
+)  # fmt: skip
+D_SPLIT = Split(
+    answer="sandlot_answer.d",
+    build=("/bin/sh", "-c", "set -e; /usr/bin/gdc -O -c sandlot_answer.d -o answer.o; "
+           "/usr/bin/gdc -O -funittest -I. -c main.d -o harness.o; "
+           f"{CHECK} summarize harness.o > harness.syms; {CHECK} check harness.syms "
+           ".sandlot_runtime.syms --private local.syms answer.o; "
+           f"{LOCALIZE}; "
+           "exec /usr/bin/gdc -o main harness.o answer.o"),
+    runtime=(*GLIBC, "/usr/lib/*-linux-gnu/libgphobos.so.*"),
+)  # fmt: skip
 
 ROWS: tuple[Language, ...] = (
     Language(
@@ -101,6 +149,7 @@ ROWS: tuple[Language, ...] = (
         requires=("/usr/bin/g++",),
         apt=("g++", "libboost-dev"),
         summary="g++, C++17, -O2, pthread, Boost's headers",
+        split=CPP_SPLIT,
     ),
     Language(
         name="catch2",
@@ -180,6 +229,7 @@ ROWS: tuple[Language, ...] = (
         summary="Rust 1.96 (Debian's rustc-web), edition 2021, -O; crates anyhow, chrono, "
         "itertools, lazy_static, md5, num, once_cell, rand, regex, serde, serde_json, thiserror, "
         "time; a program of only #[test] functions runs them",
+        split=RUST_SPLIT,
     ),
     Language(
         name="go_test",
@@ -200,6 +250,10 @@ ROWS: tuple[Language, ...] = (
         apt=("golang-github-stretchr-testify-dev",),
         packages=(GO_MODULES,),
         summary="go test on the code's directory, with the go row's module set (testify, ...)",
+        # The judge's split: the answer a package of its own beside the tests (judge/split/go.py),
+        # imported by a relative path, so built in GOPATH mode (the answer may import only the
+        # standard library; the tests, testify, which Debian's GOPATH has).
+        split=Split(answer="sandlot_answer/answer.go", build=GO_TEST_COMPILE),
     ),
     Language(
         name="D_ut",
@@ -214,6 +268,7 @@ ROWS: tuple[Language, ...] = (
         requires=("/usr/bin/gdc",),
         apt=("gdc",),
         summary="D by gdc -funittest: unittest blocks run; if any exist main is skipped (as dmd)",
+        split=D_SPLIT,
     ),
     Language(
         name="haskell",

@@ -18,6 +18,24 @@ PACKAGES_STATUS = ".sandlot-packages.json"  # in a package set's dir (sandlot/in
 
 
 @dataclass(frozen=True, slots=True)
+class Split:
+    """How the judge's split programs of a row are built (sandlot/executor/split.py): the
+    answer is the request's code, written to `answer`; the harness is the request's `harness`
+    files. `harness` compiles those alone (a build of its own, which the compile cache keeps for
+    every answer to the same problem) and leaves `harness_artifacts`; `build` compiles the
+    answer, checks its symbols against the harness's and the runtime libraries' (the files
+    `runtime` matches, glob patterns) and links the row's `artifacts`. A row whose harness
+    compiles against the answer (Rust's crate, D's import) has no `harness` step: its `build`
+    gets the harness's sources too."""
+
+    answer: str
+    build: tuple[str, ...]
+    harness: tuple[str, ...] | None = None
+    harness_artifacts: tuple[str, ...] = ()
+    runtime: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Language:
     """One row of the table.
 
@@ -66,6 +84,8 @@ class Language:
     # then the user's classes.
     run_cds: str = ""
     cds_jar: str = ""
+    # How the judge builds an answer apart from its tests (None: this row has no split).
+    split: Split | None = None
 
     def program(self, code: str) -> str:
         """The text written to `source`: the code, with `prefix` when it lacks it."""

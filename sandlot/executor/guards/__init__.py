@@ -99,6 +99,8 @@ def run_files(
     out = {**files, sealing.SEAL_FILE: secret}
     if row.compile is not None:
         out.pop(row.source, None)  # the tests are in it; the run needs only what was built
+        if row.split is not None:
+            out.pop(row.split.answer, None)
     if row.harness is not None:
         name = row.harness_program or row.source
         program = files[name]

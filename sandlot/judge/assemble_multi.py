@@ -102,9 +102,11 @@ def build_multiple(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Asse
                                  fail_markers=d.fail_markers)  # fmt: skip
         if split is not None:
             return split_assembled(ex, split)
-    if d.script is not None:  # the answer apart from the tests (sandlot/judge/scripts/)
-        answer, rest = _multiple_answer(ex, name, language, prompt, tests, stops)
-        return Assembled(ex, joined_program(language, d.script(answer, rest), tests,
+    # the answer apart from the tests (sandlot/judge/scripts/)
+    answer, rest = _multiple_answer(ex, name, language, prompt, tests, stops)
+    joined = guards.join(answer, rest, language)
+    if joined is not None:
+        return Assembled(ex, joined_program(language, joined, tests,
                                             run_timeout=p.get("run_timeout"),
                                             fail_markers=d.fail_markers))  # fmt: skip
     for old, new in d.mp_renames:

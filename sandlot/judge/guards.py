@@ -26,6 +26,8 @@ language's is its row in dialects.py; their texts are in guard_texts.py.
 
 from __future__ import annotations
 
+import re
+
 from sandlot.judge.dialects import DIALECTS, dialect
 from sandlot.judge.guard_texts import SEAL, MainGuard
 from sandlot.judge.scripts import Joined
@@ -62,8 +64,19 @@ def with_start(program: str, language: str) -> str:
     return d.guard.with_start(program)
 
 
+# Tests that open by closing what the prompt opened (a HumanEval row's `}` or `end` line, as
+# SandboxFusion joins them): those lines finish the answer, so they go to the answer's side.
+_CLOSING = re.compile(r"(?:[ \t]*(?:[})\]];?|end)[ \t]*(?:\n|$))+")
+
+
 def join(answer: str, tests: str, language: str) -> Joined | None:
     """The run of `answer` and its `tests` where `language` has a harness of its own (the
     answer apart, the tests' assertion sites counted), else None."""
     script = dialect(language).script
-    return None if script is None else script(answer, tests)
+    if script is None:
+        return None
+    closing = _CLOSING.match(tests)
+    if closing:
+        head = answer.rstrip("\n")
+        answer, tests = f"{head}\n{closing.group()}", tests[closing.end() :]
+    return script(answer, tests)

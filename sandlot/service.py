@@ -22,6 +22,7 @@ from sandlot.languages import LANGUAGES, Registry
 if TYPE_CHECKING:
     from sandlot.coder.jobs import CoderJobs
     from sandlot.judge import Judge
+    from sandlot.repos.tasks import Repos
     from sandlot.sessions import NotebookRun, SessionManager
 
 
@@ -56,6 +57,7 @@ class Service:
         self.sessions_problem: str | None = None
         self._coder: CoderJobs | None = None
         self._judge: Judge | None = None
+        self._repos: Repos | None = None
 
     @property
     def coder(self) -> CoderJobs:
@@ -65,6 +67,15 @@ class Service:
 
             self._coder = CoderJobs(self.config, self.require_executor)
         return self._coder
+
+    @property
+    def repos(self) -> Repos:
+        """Repository tasks (setup, environments, grading), built once, on first use."""
+        if self._repos is None:
+            from sandlot.repos.tasks import Repos
+
+            self._repos = Repos(self.config, self.require_executor, self.registry)
+        return self._repos
 
     @property
     def judge(self) -> Judge:
@@ -184,6 +195,8 @@ class Service:
             )  # fmt: skip
 
     def close(self) -> None:
+        if self._repos is not None:
+            self._repos.close()  # its egress proxy
         self.executor = None
         if self.jail is not None:
             self.jail.close()

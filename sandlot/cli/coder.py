@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
+from sandlot.cli.common import ConfigOpt, SandboxOpt, console, err, fail, load_config
 from sandlot.coder import task as defaults
 from sandlot.coder.task import CodeResult, CodeTask
 from sandlot.errors import SandlotError
@@ -17,13 +17,6 @@ from sandlot.errors import SandlotError
 EXIT = {"passed": 0, "answered": 0, "failed_tests": 1, "llm_error": 3, "no_changes": 4,
         "timeout": 124}  # fmt: skip
 RepoOpt = Annotated[str, typer.Option("--repo", help="the repository (default: here)")]
-SandboxOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--sandbox-url", envvar="SANDBOX_FUSION_URL",
-        help="a sandlot server to run the tests on (default: a sandbox in this process)",
-    ),
-]  # fmt: skip
 
 
 def route_cmd(

@@ -96,16 +96,20 @@ class CoderJobs:
             raise
 
     def _confined(self, repo: str) -> Path:
-        """`repo`, resolved, if it lies under one of `coder_roots`; with none, /code is off."""
-        roots = [Path(r).resolve() for r in self.config.coder_roots.split(":") if r]
-        if not roots:
-            raise Forbidden(
-                "POST /code is off on this server: it edits repositories only under the "
-                "directories named by the coder_roots setting (SANDLOT_CODER_ROOTS), and none is"
-            )
-        real = Path(repo).resolve()
-        if not any(real.is_relative_to(root) for root in roots):
-            raise InvalidRequest(f"{repo} is outside the directories this server may edit")
-        if not real.is_dir():
-            raise InvalidRequest(f"{repo} is not a directory")
-        return real
+        return confined(self.config, repo, "POST /code")
+
+
+def confined(config: Config, repo: str, what: str) -> Path:
+    """`repo`, resolved, if it lies under one of `coder_roots`; with none, `what` is off."""
+    roots = [Path(r).resolve() for r in config.coder_roots.split(":") if r]
+    if not roots:
+        raise Forbidden(
+            f"{what} is off for repositories on this server: it works only on those under the "
+            "directories named by the coder_roots setting (SANDLOT_CODER_ROOTS), and none is"
+        )
+    real = Path(repo).resolve()
+    if not any(real.is_relative_to(root) for root in roots):
+        raise InvalidRequest(f"{repo} is outside the directories this server may work on")
+    if not real.is_dir():
+        raise InvalidRequest(f"{repo} is not a directory")
+    return real

@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,19 +26,27 @@ GIT_TIMEOUT = 300.0
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 REV = re.compile(r"^[A-Za-z0-9._/^~@{}-]{1,200}$")  # a commit, branch or tag name; no options
 BUNDLE_REF = "refs/heads/base"
-# In the box that opens an upload: the archive unpacked, its repository found (at the top, or
-# in the one directory at the top; bare or not), its base fetched into a new repository and
-# bundled from there. It prints the base's full hash.
+# In the box that opens an upload (a git bundle, or an archive of a repository: at the top, or
+# in the one directory at the top; bare or not): its base fetched into a new repository and
+# bundled from there, which holds nothing else. It prints the base's full hash.
 UNPACK = r"""set -eu
-mkdir x && tar -xf /sandbox/upload -C x --no-same-owner --no-same-permissions
-if [ -e x/.git ] || [ -f x/HEAD ]; then r=x
-else r=$(find x -mindepth 2 -maxdepth 2 \( -name .git -o -name HEAD \) -printf '%h\n' | head -1)
-fi
-[ -n "$r" ] || { echo "no git repository in the archive" >&2; exit 3; }
 git init -q f
-git -C f fetch -q --no-tags "$PWD/$r" "$BASE" ||
-  { echo "no commit $BASE in the archive's repository" >&2; exit 4; }
-sha=$(git -C f rev-parse FETCH_HEAD^{commit})
+if head -c 20 /sandbox/upload | grep -qa '^# v[23] git bundle'; then
+  git -C f fetch -q --no-tags /sandbox/upload '+refs/*:refs/up/*' 2>/dev/null || true
+  git -C f fetch -q --no-tags /sandbox/upload HEAD 2>/dev/null || true
+  want=$BASE; [ "$BASE" = HEAD ] && want=FETCH_HEAD
+  sha=$(git -C f rev-parse -q --verify "$want^{commit}") ||
+    { echo "no commit $BASE in the uploaded bundle" >&2; exit 4; }
+else
+  mkdir x && tar -xf /sandbox/upload -C x --no-same-owner --no-same-permissions
+  if [ -e x/.git ] || [ -f x/HEAD ]; then r=x
+  else r=$(find x -mindepth 2 -maxdepth 2 \( -name .git -o -name HEAD \) -printf '%h\n' | head -1)
+  fi
+  [ -n "$r" ] || { echo "no git repository in the archive" >&2; exit 3; }
+  git -C f fetch -q --no-tags "$PWD/$r" "$BASE" ||
+    { echo "no commit $BASE in the archive's repository" >&2; exit 4; }
+  sha=$(git -C f rev-parse FETCH_HEAD^{commit})
+fi
 git -C f update-ref refs/heads/base "$sha"
 git -C f bundle create -q base.bundle refs/heads/base
 echo "$sha"
@@ -48,9 +57,10 @@ class GitFailed(SandlotError):
     pass
 
 
-def git(cwd: Path, *args: str, owner: Owner | None = None, check: bool = True) -> str:
+def git(cwd: Path, *args: str, owner: Owner | None = None, check: bool = True,
+        env: dict[str, str] | None = None) -> str:  # fmt: skip
     """git in `cwd` as `owner` (else as ourselves), with no config but its repository's."""
-    env = {
+    env = (env or {}) | {
         "PATH": "/usr/bin:/bin", "HOME": owner.home if owner else "/nonexistent",
         "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0",
         "LC_ALL": "C",
@@ -92,6 +102,20 @@ def bundle_from_path(repo: Path, base: str, work: Path, owner: Owner | None) -> 
     bundle = work / "base.bundle"
     git(fetch, "bundle", "create", "-q", str(bundle), BUNDLE_REF, owner=owner)
     return bundle, sha
+
+
+def working_patch(repo: Path, owner: Owner | None = None) -> str:
+    """The working tree's changes against HEAD, untracked files (not ignored) included, as a
+    binary-safe patch; made with an index of its own, so the repository's is not touched."""
+    with tempfile.TemporaryDirectory() as tmp:
+        index = Path(tmp) / "index"
+        env = {"GIT_INDEX_FILE": str(index)}
+        if owner is not None:
+            owner.give(Path(tmp))
+        git(repo, "read-tree", "HEAD", owner=owner, env=env)
+        git(repo, "add", "-A", "--", ".", owner=owner, env=env)
+        return git(repo, "diff", "--cached", "--binary", "--no-color", "HEAD", owner=owner,
+                   env=env)  # fmt: skip
 
 
 def checkout(bundle: Path, sha: str, dest: Path) -> None:

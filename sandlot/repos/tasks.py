@@ -137,6 +137,16 @@ class Repos:
     def runs(self) -> Path:
         return self.store.root / "runs"
 
+    def served(self, path: str | None, tarball: bytes | None) -> Repository:
+        """A repository a server's client names, under the server's policy: a path only under
+        `coder_roots`, read by git as its owner (never root); an upload as it is."""
+        if path is None:
+            return Repository(tarball=tarball)
+        from sandlot.coder.jobs import confined
+
+        real = confined(self.config, path, "grading")
+        return Repository(path=str(real), owner=Owner.of(real))
+
     # -- the repository at its base -----------------------------------------------------------
 
     @contextlib.asynccontextmanager
@@ -380,6 +390,26 @@ class Repos:
         result.status = "resolved" if judged.resolved else "unresolved"
         result.message = _message(judged, run, tamper)
         return result
+
+    async def set_up(self, repo: Repository, base: str, setup: str | None,
+                     owner: str = "") -> envs.SetupResult:  # fmt: skip
+        """The repository's environment at `base`, made now unless it is cached."""
+        async with self.opened(repo, base) as src, self.environment(src, setup, owner) as (r, _):
+            return r
+
+    async def test(
+        self, repo: Repository, base: str, setup: str | None, test: str | None, patch: str = "",
+        timeout: float | None = None, owner: str = "",
+    ) -> tuple[envs.SetupResult, RunResult | None, str | None]:  # fmt: skip
+        """A test command over the base with `patch` applied, on its environment: the setup's
+        result, the run's (None if the setup or the patch failed) and why not."""
+        async with self.opened(repo, base) as src:
+            command = self.test_command(src, test)
+            async with self.environment(src, setup, owner) as (result, layer):
+                if not result.ok:
+                    return result, None, result.error
+                run, failed = await self.run(src, layer, command, patch, timeout=timeout)
+                return result, run, failed
 
     # -- environments ---------------------------------------------------------------------------
 

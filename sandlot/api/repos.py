@@ -1,0 +1,81 @@
+"""HTTP routes of repository tasks: POST /repo/grade, /repo/setup and /repo/test, GET
+/repo/envs and DELETE /repo/envs/{key}.
+
+Thin: validate, call `service.repos` (sandlot/repos/tasks.py), shape the answer. HTTP 200
+whatever the tests say; `resolved`, `status` and `message` tell.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+
+from fastapi import APIRouter, Request
+
+from sandlot.api.auth import presented
+from sandlot.api.deps import ServiceDep
+from sandlot.api.errors import responses
+from sandlot.repos.tasks import GradeTask, Repository
+from sandlot.service import Service
+from sandlot.wire.repos import GradeRequest, RepoSource, SetupRequest, TestRequest
+
+router = APIRouter(tags=["repositories"])
+REPO = responses(400, 403, 404, 413, 503, 504)
+
+
+def tenant(request: Request) -> str:
+    """Whose environments a request's are: its API key's (a hash of it), one tenant without."""
+    key = presented(request.scope["headers"])
+    return hashlib.sha256(key).hexdigest()[:16] if key else ""
+
+
+def _repository(service: Service, req: RepoSource) -> Repository:
+    tarball = base64.b64decode(req.tarball) if req.tarball is not None else None
+    return service.repos.served(req.repo, tarball)
+
+
+@router.post("/repo/grade", responses=REPO)
+async def grade(req: GradeRequest, request: Request, service: ServiceDep) -> dict[str, object]:
+    """A candidate patch graded SWE-bench style: its tests restored, per-test verdicts,
+    `resolved`, and the test files it touched."""
+    task = GradeTask(
+        _repository(service, req), req.base, patch=req.patch, test_patch=req.test_patch,
+        fail_to_pass=req.fail_to_pass, pass_to_pass=req.pass_to_pass, setup=req.setup,
+        test=req.test, allow_test_changes=req.allow_test_changes, test_paths=req.test_paths,
+        timeout=req.timeout, owner=tenant(request),
+    )  # fmt: skip
+    return (await service.repos.grade(task)).to_dict()
+
+
+@router.post("/repo/setup", responses=REPO)
+async def setup(req: SetupRequest, request: Request, service: ServiceDep) -> dict[str, object]:
+    """The repository's environment at `base`: set up now, or found cached."""
+    result = await service.repos.set_up(
+        _repository(service, req), req.base, req.setup, tenant(request)
+    )
+    return result.to_dict()
+
+
+@router.post("/repo/test", responses=REPO)
+async def test(req: TestRequest, request: Request, service: ServiceDep) -> dict[str, object]:
+    """A test command over the base (with `patch` applied) on its environment, no network."""
+    setup, run, failed = await service.repos.test(
+        _repository(service, req), req.base, req.setup, req.test, req.patch, req.timeout,
+        tenant(request),
+    )  # fmt: skip
+    return {
+        "passed": bool(run and run.passed), "error": failed, "setup": setup.to_dict(),
+        "run": run.to_dict() if run else None, "tests": dict(run.verdicts.tests) if run else {},
+    }  # fmt: skip
+
+
+@router.get("/repo/envs")
+async def envs(service: ServiceDep) -> dict[str, object]:
+    """Cached environments and checkouts, with their size and last use."""
+    return {"entries": service.repos.entries(), "quota": service.config.repo_env_quota}
+
+
+@router.delete("/repo/envs/{key}", responses=responses(400, 404))
+async def remove(key: str, service: ServiceDep) -> dict[str, object]:
+    """Remove a cached environment (or checkout) that no run holds."""
+    return {"removed": service.repos.remove(key), "key": key}

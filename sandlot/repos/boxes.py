@@ -14,7 +14,7 @@ from sandlot.config import Config
 from sandlot.executor.shell import shell_spec
 from sandlot.jail import Limits, RunSpec
 from sandlot.languages import Registry
-from sandlot.repos.ecosystems import REPO, REPORT_DIR, Ecosystem
+from sandlot.repos.ecosystems import REPO, REPORT_DIR, TMP, Ecosystem
 from sandlot.repos.egress import proxy_env
 
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
@@ -23,6 +23,12 @@ CA_ENV = {name: CA_BUNDLE for name in ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA
           "NODE_EXTRA_CA_CERTS", "CARGO_HTTP_CAINFO", "GIT_SSL_CAINFO")}  # fmt: skip
 GIT_ENV = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "*"}
 # pytest writes junit XML with each test's file (xunit1), and no cache into the repository.
+# Every box's script starts in /repo with a TMPDIR in the run's layer (the box's /tmp is a small
+# tmpfs; builds need more), removed when the script ends, so no setup keeps it.
+PRELUDE = (
+    f"mkdir -p {REPORT_DIR} && cd {shlex.quote(REPO)} && export TMPDIR={TMP} && "
+    'mkdir -p "$TMPDIR" && trap \'rm -rf "$TMPDIR"\' EXIT &&'
+)
 PYTEST_ADDOPTS = f"--junitxml={REPORT_DIR}/pytest.xml -o junit_family=xunit1 -p no:cacheprovider"
 
 
@@ -45,7 +51,7 @@ def repo_spec(
         box_env.update(proxy_env())
     box_env.update(env or {})
     return RunSpec(
-        argv=("/bin/bash", "-c", f"mkdir -p {REPORT_DIR} && cd {shlex.quote(REPO)} && {script}"),
+        argv=("/bin/bash", "-c", f"{PRELUDE} {script}"),
         files=files or {}, env=box_env, ro_binds=base.ro_binds, limits=limits, any_cpu=True,
         binds=((tree, REPO),), network=network, fetch=fetch,
     )  # fmt: skip

@@ -10,8 +10,9 @@ skipped. A test id is what a task's FAIL_TO_PASS and PASS_TO_PASS lists name:
   repository), also found by the test's full name alone;
 - `go test -json`: `import/path::TestName/subtest`, also by `TestName/subtest` alone;
 - cargo test's output: `module::path::test_name`;
-- any other JUnit XML (Maven surefire, mocha's xunit reporter, ...): `classname::name`, also
-  `classname.name`.
+- any other JUnit XML (Maven surefire, tap-xunit, mocha's xunit reporter, ...):
+  `classname::name` (the suite's name when a case has no class), also `classname.name`; and
+  each suite by its name alone, with the worst verdict of its cases.
 
 Reports are written by the code under test: every parser takes hostile input (XML without
 entities or DTDs is all ElementTree reads; sizes are capped by the jail's fetch budget).
@@ -72,8 +73,18 @@ def junit(text: bytes, out: Verdicts) -> bool:
         return False
     pytest = any(s.get("name") == "pytest" for s in root.iter("testsuite"))
     out.formats.add("pytest-junit" if pytest else "junit")
-    for case in root.iter("testcase"):
-        classname, name = case.get("classname") or "", case.get("name") or ""
+    for suite in root.iter("testsuite"):
+        _junit_suite(suite, pytest, out)
+    return True
+
+
+def _junit_suite(suite: ET.Element, pytest: bool, out: Verdicts) -> None:
+    """The suite's cases, and (beyond pytest's) the suite itself by its name: the worst of its
+    cases (a tape test, a test class)."""
+    worst = None
+    for case in suite.findall("testcase"):
+        classname = case.get("classname") or ("" if pytest else suite.get("name") or "")
+        name = case.get("name") or ""
         status = "passed"
         for child in case:
             if child.tag == "failure":
@@ -88,7 +99,10 @@ def junit(text: bytes, out: Verdicts) -> bool:
         else:
             canonical = f"{classname}::{name}" if classname else name
             out.add(canonical, status, f"{classname}.{name}" if classname else name)
-    return True
+        if worst is None or _RANK[status] > _RANK[worst]:
+            worst = status
+    if not pytest and worst is not None and suite.get("name"):
+        out.add(str(suite.get("name")), worst)
 
 
 def _pytest_id(classname: str, name: str, file: str | None) -> str:

@@ -105,6 +105,7 @@ class Task:
 def make_task(p: Project, where: Path) -> Task:
     """The project as a git repository with the bug injected at its base, and its patches."""
     repo = where / p.name
+    shutil.rmtree(repo, ignore_errors=True)  # a fixture made again starts afresh
     shutil.copytree(fetched(p) / "src", repo, symlinks=True)
     for dirpath, dirnames, filenames in os.walk(repo):  # a module cache's files are read-only
         for name in (*dirnames, *filenames):

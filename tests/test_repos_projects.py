@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -24,14 +26,13 @@ NOBODY = 65534  # the repositories' owner: the server runs git as it, never as r
 
 
 @pytest.fixture(scope="module")
-def where(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("repos")
+def where() -> Iterator[Path]:
+    """Where the repositories are: a directory nobody may reach (pytest's own temp dirs are
+    root's alone, and every pytest run of root makes them so again)."""
+    path = Path(tempfile.mkdtemp(prefix="sandlot-test-repos-", dir="/var/tmp"))
     path.chmod(0o755)
-    for parent in path.parents:  # nobody may reach the repositories
-        if parent == Path("/tmp"):
-            break
-        parent.chmod(parent.stat().st_mode | 0o005)
-    return path
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -176,10 +177,9 @@ class Repos:
             yield source.Source(identity, sha, tree)
 
     def _checkout_from_path(self, root: Path, base: str, owner: Owner | None) -> str:
-        with layers.run_dir(self.runs, self.config.repo_env_bytes) as rd:
-            work = rd.scratch / "bundle"
-            work.mkdir()
-            bundle, sha = source.bundle_from_path(root, base, work, owner)
+        # Outside the store, which only root may reach: git makes the bundle as the owner.
+        with tempfile.TemporaryDirectory(prefix="sandlot-bundle-") as tmp:
+            bundle, sha = source.bundle_from_path(root, base, Path(tmp), owner)
             self._make_checkout(bundle, sha)
         return sha
 

@@ -87,11 +87,12 @@ class EgressReport:
     connections: int = 0
     requests: int = 0
     denied: list[Denied] = field(default_factory=list)
+    reached: list[str] = field(default_factory=list)  # hosts of the requests squid let through
 
     def to_dict(self) -> dict[str, object]:
         return {
             "connections": self.connections, "requests": self.requests,
-            "denied": [str(d) for d in self.denied],
+            "denied": [str(d) for d in self.denied], "reached": self.reached,
         }  # fmt: skip
 
 
@@ -182,6 +183,10 @@ class Egress:
         for parts in lines:
             if parts[2].startswith("TCP_DENIED"):
                 report.denied.append(Denied(parts[3], parts[4], parts[2]))
+            elif parts[3] != "-":  # a request, not a connection that sent none
+                host = _host(parts[4])
+                if host not in report.reached:
+                    report.reached.append(host)
 
     def _lines(self, offset: int, source: str) -> list[list[str]]:
         try:
@@ -210,6 +215,12 @@ class Egress:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _host(target: str) -> str:
+    """The host of a CONNECT target (host:port) or of a URL."""
+    rest = target.split("://", 1)[-1]
+    return rest.split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
 
 
 def _free_port() -> int:

@@ -48,7 +48,7 @@ else
   sha=$(git -C f rev-parse FETCH_HEAD^{commit})
 fi
 git -C f update-ref refs/heads/base "$sha"
-git -C f bundle create -q base.bundle refs/heads/base
+git -C f bundle create -q "$PWD/base.bundle" refs/heads/base
 echo "$sha"
 """
 

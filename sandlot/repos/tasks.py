@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
@@ -447,8 +448,8 @@ def _setup_failure(out: Outcome, denied: list) -> str:
         why = f"the setup exited {out.exit_code}"
     else:
         why = f"the setup was killed by signal {out.signal}"
-    if b"No space left on device" in out.stderr + out.stdout:
-        why += " (its layer is full: repo_env_bytes)"
+    if out.signal == signal.SIGXFSZ or b"No space left on device" in out.stderr + out.stdout:
+        why += " (its layer is full: it may write repo_env_bytes in all)"
     if denied:
         why += "; the egress proxy refused: " + ", ".join(map(str, denied[:10]))
     return why

@@ -65,7 +65,7 @@ class Service:
         if self._coder is None:
             from sandlot.coder.jobs import CoderJobs
 
-            self._coder = CoderJobs(self.config, self.require_executor)
+            self._coder = CoderJobs(self.config, self.require_executor, lambda: self.repos)
         return self._coder
 
     @property

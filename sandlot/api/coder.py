@@ -48,7 +48,8 @@ async def code(req: CodeRequest, service: ServiceDep) -> dict[str, object]:
         max_attempts=req.max_attempts, ask=req.ask, apply=req.apply,
         allow_dirty=req.allow_dirty, aider_config=req.aider_config,
         attempt_timeout=req.timeout, test_timeout=req.test_timeout,
-        llm_grace=req.llm_grace, stream=req.stream,
+        llm_grace=req.llm_grace, stream=req.stream, setup=req.setup,
+        allow_test_changes=req.allow_test_changes,
     )  # fmt: skip
     result = await service.coder.run(task)
     return result.to_dict()

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from sandlot.api.auth import presented
 from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
-from sandlot.repos.tasks import GradeTask, Repository
+from sandlot.repos.tasks import GradeTask, Repository, by_kind
 from sandlot.service import Service
 from sandlot.wire.repos import GradeRequest, RepoSource, SetupRequest, TestRequest
 
@@ -59,14 +59,9 @@ async def setup(req: SetupRequest, request: Request, service: ServiceDep) -> dic
 @router.post("/repo/test", responses=REPO)
 async def test(req: TestRequest, request: Request, service: ServiceDep) -> dict[str, object]:
     """A test command over the base (with `patch` applied) on its environment, no network."""
-    setup, run, failed = await service.repos.test(
-        _repository(service, req), req.base, req.setup, req.test, req.patch, req.timeout,
-        tenant(request),
-    )  # fmt: skip
-    return {
-        "passed": bool(run and run.passed), "error": failed, "setup": setup.to_dict(),
-        "run": run.to_dict() if run else None, "tests": dict(run.verdicts.tests) if run else {},
-    }  # fmt: skip
+    fields = {"base": req.base, "setup": req.setup, "test": req.test, "patch": req.patch,
+              "timeout": req.timeout, "owner": tenant(request)}  # fmt: skip
+    return await by_kind(service.repos, "test", _repository(service, req), fields)
 
 
 @router.get("/repo/envs")

@@ -45,19 +45,10 @@ class LocalSandbox:
 
     def repo(self, kind: str, root: Path, fields: dict[str, Any]) -> dict[str, Any]:
         """A repository task (grade, setup, test) on the repository at `root`, in this process."""
-        from sandlot.repos.tasks import GradeTask, Repository
+        from sandlot.repos.tasks import Repository, by_kind
 
-        repos, repo = self.service.repos, Repository(path=str(root))
-        base, setup = fields.pop("base"), fields.pop("setup", "auto")
-        if kind == "grade":
-            task = GradeTask(repo, base, setup=setup, **fields)
-            return self.loop.run_until_complete(repos.grade(task)).to_dict()
-        if kind == "setup":
-            return self.loop.run_until_complete(repos.set_up(repo, base, setup)).to_dict()
-        done, run, failed = self.loop.run_until_complete(repos.test(repo, base, setup, **fields))
-        return {"passed": bool(run and run.passed), "error": failed, "setup": done.to_dict(),
-                "run": run.to_dict() if run else None,
-                "tests": dict(run.verdicts.tests) if run else {}}  # fmt: skip
+        job = by_kind(self.service.repos, kind, Repository(path=str(root)), fields)
+        return self.loop.run_until_complete(job)
 
     def close(self) -> None:
         self.service.close()

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import CancelledError
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sandlot.coder.loop import guess_test_cmd, prepare, run_task
 from sandlot.coder.owner import Owner
@@ -27,11 +28,16 @@ from sandlot.config import Config
 from sandlot.errors import Forbidden, InvalidRequest, Overloaded
 from sandlot.executor import Executor
 
+if TYPE_CHECKING:
+    from sandlot.repos.tasks import Repos
+
 
 class CoderJobs:
-    def __init__(self, config: Config, executor: Callable[[], Executor]) -> None:
+    def __init__(self, config: Config, executor: Callable[[], Executor],
+                 repos: Callable[[], Repos] | None = None) -> None:  # fmt: skip
         self.config = config
         self._executor = executor  # resolved per task: the service may have no jail
+        self._repos = repos  # a phased task's (`setup`) environments and grading
         self.running = 0
 
     async def run(self, task: CodeTask, log: Callable[[str], None] = lambda _: None) -> CodeResult:
@@ -83,7 +89,21 @@ class CoderJobs:
             job = run_tests(executor, root, cmd, timeout, owner)
             return asyncio.run_coroutine_threadsafe(job, loop).result()
 
-        work = asyncio.ensure_future(asyncio.to_thread(run_task, prep, tests, log))
+        prove = None
+        if task.setup and self._repos is not None:
+            from sandlot.coder.phased import phased
+            from sandlot.repos.tasks import Repository, by_kind
+
+            repos, repo = self._repos(), Repository(path=str(prep.state.root), owner=owner)
+
+            def call(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+                if cancel.is_set():
+                    raise CancelledError
+                job = by_kind(repos, kind, repo, fields)
+                return asyncio.run_coroutine_threadsafe(job, loop).result()
+
+            tests, prove = phased(call, prep)
+        work = asyncio.ensure_future(asyncio.to_thread(run_task, prep, tests, log, prove))
         try:
             return await asyncio.shield(work)
         except asyncio.CancelledError:

@@ -17,7 +17,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sandlot.coder.owner import Owner
 from sandlot.config import Config
@@ -466,3 +466,24 @@ def _message(judged: grade.Judgement, run: RunResult, tamper: grade.Tamper) -> s
         what = "counted as they were" if tamper.counted else "put back as at the base"
         parts.append(f"the patch touched test files ({', '.join(tamper.touched[:10])}): {what}")
     return "; ".join(parts)
+
+
+async def by_kind(
+    repos: Repos, kind: str, repository: Repository, fields: dict[str, Any]
+) -> dict[str, Any]:
+    """A repository task by name ("grade", "setup", "test") with a request's fields, answered as
+    the HTTP API answers it: one shape for every face (CLI, server, the coder's loop)."""
+    fields = dict(fields)
+    base, setup = fields.pop("base"), fields.pop("setup", AUTO)
+    if kind == "grade":
+        task = GradeTask(repository, base, setup=setup, **fields)
+        return (await repos.grade(task)).to_dict()
+    if kind == "setup":
+        return (await repos.set_up(repository, base, setup, fields.get("owner", ""))).to_dict()
+    if kind != "test":
+        raise InvalidRequest(f"no repository task {kind!r}: grade, setup or test")
+    done, run, failed = await repos.test(repository, base, setup, **fields)
+    return {
+        "passed": bool(run and run.passed), "error": failed, "setup": done.to_dict(),
+        "run": run.to_dict() if run else None, "tests": dict(run.verdicts.tests) if run else {},
+    }  # fmt: skip

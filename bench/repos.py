@@ -125,7 +125,8 @@ def podman_side(name: str, task: Task, parallel: int) -> dict[str, float]:
     base = found[0]
     (task.repo / "Containerfile").write_text(CONTAINERFILE.format(base=base, setup=p.setup))
     image = f"localhost/bench-task-{name}"
-    build = ("build", *RUN[:2], "-q", "-t", image, "-f", "Containerfile", str(task.repo))
+    build = ("build", *RUN[:2], "-q", "-t", image, "-f", str(task.repo / "Containerfile"),
+             str(task.repo))  # fmt: skip
     out: dict[str, float] = {}
     _, out["setup, cold"] = timed(podman, *build[:1], "--no-cache", *build[1:])
     _, out["setup, cached (a grade's lookup)"] = timed(podman, *build)

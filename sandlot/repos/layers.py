@@ -22,6 +22,7 @@ from pathlib import Path
 
 from sandlot.errors import JailError
 from sandlot.jail.workdir import mount_tmpfs, unmount_all
+from sandlot.repos.store import alive
 
 MS_NOSUID, MS_NODEV = 2, 4
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -85,11 +86,15 @@ def overlay(runs: Path, lowers: list[Path], size: int) -> Iterator[RunDir]:
 
 
 def clean_runs(runs: Path) -> None:
-    """What runs of a process that died left: their mounts and directories."""
-    if runs.is_dir():
-        unmount_all(str(runs))
-        for child in runs.iterdir():
-            shutil.rmtree(child, ignore_errors=True)
+    """What runs of processes that died left (`runs/PID/`): their mounts and directories. A
+    live process's are its own (a server's workers share the store)."""
+    if not runs.is_dir():
+        return
+    for child in runs.iterdir():
+        if child.name.isdigit() and alive(int(child.name)):
+            continue
+        unmount_all(str(child))
+        shutil.rmtree(child, ignore_errors=True)
 
 
 def normalise(src: Path, dst: Path) -> int:

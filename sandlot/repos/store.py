@@ -50,7 +50,9 @@ class Store:
             (self.root / kind).mkdir(parents=True, exist_ok=True)
         self.root.chmod(0o700)  # entries are 0777 inside: nobody but root may reach them
         for stale in (self.root / "tmp").iterdir():  # makings a dead process left
-            shutil.rmtree(stale, ignore_errors=True)
+            pid = stale.name.split("-")[2] if stale.name.count("-") >= 3 else ""
+            if not (pid.isdigit() and alive(int(pid))):
+                shutil.rmtree(stale, ignore_errors=True)
 
     def path(self, kind: str, key: str) -> Path:
         if kind not in KINDS or not KEY.match(key):
@@ -97,7 +99,9 @@ class Store:
             if self.get(kind, key) is not None:
                 yield None
                 return
-            tmp = self.root / "tmp" / f"{kind}-{key}-{os.getpid()}-{time.monotonic_ns()}"
+            tmp = (
+                self.root / "tmp" / f"{kind}-{key}-{os.getpid()}-{time.monotonic_ns()}"
+            )  # kind, key: no "-"
             tmp.mkdir(mode=0o700)
             try:
                 yield tmp
@@ -159,3 +163,14 @@ class Store:
                 total -= entry.size
                 gone.append(entry)
         return gone
+
+
+def alive(pid: int) -> bool:
+    """Whether a process of that pid is alive (a maker or a run's, on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -130,6 +130,7 @@ class Repos:
         if not self._ready:
             self.store.setup()
             layers.clean_runs(self.store.root / "runs")
+            self.runs.mkdir(mode=0o700, exist_ok=True)
             self._ready = True
 
     def close(self) -> None:
@@ -137,7 +138,8 @@ class Repos:
 
     @property
     def runs(self) -> Path:
-        return self.store.root / "runs"
+        """This process's runs (`clean_runs` leaves a live process's alone)."""
+        return self.store.root / "runs" / str(os.getpid())
 
     def served(self, path: str | None, tarball: bytes | None) -> Repository:
         """A repository a server's client names, under the server's policy: a path only under

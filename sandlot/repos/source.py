@@ -85,6 +85,13 @@ def check_rev(base: str) -> str:
     return base
 
 
+def resolve(repo: Path, base: str, owner: Owner | None) -> str | None:
+    """The full hash of the commit `base` names in the repository at `repo`, or None."""
+    out = git(repo, "rev-parse", "-q", "--verify", f"{check_rev(base)}^{{commit}}", owner=owner,
+              check=False).strip()  # fmt: skip
+    return out if SHA.match(out) else None
+
+
 def bundle_from_path(repo: Path, base: str, work: Path, owner: Owner | None) -> tuple[Path, str]:
     """The base commit of the repository at `repo` as a bundle in `work` (git run as `owner`,
     in a directory of the owner's), and the commit's hash."""

@@ -180,6 +180,9 @@ class Repos:
             yield source.Source(identity, sha, tree)
 
     def _checkout_from_path(self, root: Path, base: str, owner: Owner | None) -> str:
+        known = source.resolve(root, base, owner)
+        if known is not None and self.store.get("checkouts", known) is not None:
+            return known  # made before: a commit's hash names its whole history
         # Outside the store, which only root may reach: git makes the bundle as the owner.
         with tempfile.TemporaryDirectory(prefix="sandlot-bundle-") as tmp:
             bundle, sha = source.bundle_from_path(root, base, Path(tmp), owner)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import statistics
 import subprocess
 import sys
@@ -98,6 +99,8 @@ CONTAINERFILE = """\
 FROM {base}
 RUN apt-get update -q && apt-get install -y -q --no-install-recommends python3 python3-venv \\
     git ca-certificates > /dev/null
+COPY .host-ca.crt /etc/ssl/certs/host-ca.crt
+ENV PIP_CERT=/etc/ssl/certs/host-ca.crt SSL_CERT_FILE=/etc/ssl/certs/host-ca.crt
 COPY . /repo
 WORKDIR /repo
 RUN {setup}
@@ -124,6 +127,9 @@ def podman_side(name: str, task: Task, parallel: int) -> dict[str, float]:
         return {}
     base = found[0]
     (task.repo / "Containerfile").write_text(CONTAINERFILE.format(base=base, setup=p.setup))
+    # The host's trust store, as sandlot's boxes have it (where TLS is intercepted, it holds
+    # the interceptor's certificate too).
+    shutil.copyfile("/etc/ssl/certs/ca-certificates.crt", task.repo / ".host-ca.crt")
     image = f"localhost/bench-task-{name}"
     build = ("build", *RUN[:2], "-q", "-t", image, "-f", str(task.repo / "Containerfile"),
              str(task.repo))  # fmt: skip

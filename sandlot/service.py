@@ -168,6 +168,17 @@ class Service:
             },
         }
 
+    def repos_status(self) -> dict[str, object]:
+        """Whether repository tasks can run here, and why not: the jail, and the egress proxy
+        their setups reach the registries through."""
+        repos = self.repos
+        problem = self.problem or repos.egress.problem()
+        return {
+            "available": problem is None, "problem": problem, "store": str(repos.store.root),
+            "egress": f"squid on 127.0.0.1:{repos.egress.port}" if repos.egress.port else "idle",
+            "allow": list(repos.allow),
+        }  # fmt: skip
+
     def require_sessions(self) -> SessionManager:
         if self.sessions is None:
             raise JailUnavailable(f"sessions are not available: {self.sessions_problem}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sandlot.config import Config
-from sandlot.errors import JailUnavailable
+from sandlot.errors import JailUnavailable, SandlotError
 from sandlot.executor import Executor, guards
 from sandlot.jail import Jail, JailConfig, placement
 from sandlot.languages import LANGUAGES, Registry
@@ -171,7 +171,10 @@ class Service:
     def repos_status(self) -> dict[str, object]:
         """Whether repository tasks can run here, and why not: the jail, and the egress proxy
         their setups reach the registries through."""
-        repos = self.repos
+        try:
+            repos = self.repos
+        except SandlotError as exc:  # a setting they need is wrong (egress_allow)
+            return {"available": False, "problem": str(exc)}
         problem = self.problem or repos.egress.problem()
         return {
             "available": problem is None, "problem": problem, "store": str(repos.store.root),

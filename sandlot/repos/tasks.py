@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from sandlot.coder.owner import Owner
 from sandlot.config import Config
-from sandlot.errors import InvalidRequest, JailError
+from sandlot.errors import InvalidRequest, JailError, NotFound
 from sandlot.executor import Executor
 from sandlot.jail import Limits, Outcome, RunSpec
 from sandlot.languages import Registry
@@ -31,6 +31,7 @@ from sandlot.repos.ecosystems import REPORT_DIR, Ecosystem
 from sandlot.repos.egress import Egress, allow_list
 from sandlot.repos.reports import Verdicts, parse_all
 from sandlot.repos.store import Store
+from sandlot.tenancy import LOCAL
 
 UNPACK_TIMEOUT = 300.0
 APPLY_TIMEOUT = 120.0
@@ -86,7 +87,7 @@ class GradeTask:
     allow_test_changes: bool = False
     test_paths: list[str] = field(default_factory=list)  # globs beside the ecosystems'
     timeout: float | None = None
-    owner: str = ""  # the tenant the environment belongs to
+    owner: str = str(LOCAL)  # the tenant the environment belongs to
 
 
 @dataclass(slots=True)
@@ -244,7 +245,7 @@ class Repos:
 
     @contextlib.asynccontextmanager
     async def environment(
-        self, src: source.Source, setup: str | None, owner: str = ""
+        self, src: source.Source, setup: str | None, owner: str = str(LOCAL)
     ) -> AsyncIterator[tuple[envs.SetupResult, Path | None]]:
         """The cached environment for `setup` (made now if it is not), held while the block runs:
         the setup's result and the layer's path (None without a setup, or when it failed)."""
@@ -259,7 +260,7 @@ class Repos:
         if self.store.get("envs", key) is None:
             async with _held(self.store.making("envs", key)) as made:
                 if made is not None:  # else made meanwhile, by whoever held the lock
-                    result = await self._setup(src, found, command, key, made)
+                    result = await self._setup(src, found, command, key, made, owner)
             if not result.ok:
                 yield result, None
                 return
@@ -270,7 +271,7 @@ class Repos:
             yield result, self.store.path("envs", key) / "layer"
 
     async def _setup(self, src: source.Source, found: tuple[Ecosystem, ...], command: str,
-                     key: str, made: Path) -> envs.SetupResult:  # fmt: skip
+                     key: str, made: Path, owner: str) -> envs.SetupResult:  # fmt: skip
         cfg = self.config
         started = time.monotonic()
         result = envs.SetupResult(key, False, False, command)
@@ -286,17 +287,20 @@ class Repos:
             result.exit_code, result.limit = out.exit_code, _limit(out)
             result.output = envs.tail(out.stdout + b"\n" + out.stderr)
             if out.ok:
-                result.size = await asyncio.to_thread(self._keep_layer, rd.upper, made, key, src)
+                result.size = await asyncio.to_thread(
+                    self._keep_layer, rd.upper, made, key, src, owner
+                )
                 result.ok = True
             else:
                 result.error = _setup_failure(out, report.denied)
         result.seconds = time.monotonic() - started
         return result
 
-    def _keep_layer(self, upper: Path, made: Path, key: str, src: source.Source) -> int:
+    def _keep_layer(self, upper: Path, made: Path, key: str, src: source.Source,
+                    owner: str) -> int:  # fmt: skip
         layers.normalise(upper, made / "layer")
         size = layers.disk_usage(made / "layer")
-        info = {"repository": src.identity, "base": src.base}
+        info = {"repository": src.identity, "base": src.base, "owner": owner}
         self.store.commit("envs", key, made, size, info)
         return size
 
@@ -398,14 +402,14 @@ class Repos:
         return result
 
     async def set_up(self, repo: Repository, base: str, setup: str | None,
-                     owner: str = "") -> envs.SetupResult:  # fmt: skip
+                     owner: str = str(LOCAL)) -> envs.SetupResult:  # fmt: skip
         """The repository's environment at `base`, made now unless it is cached."""
         async with self.opened(repo, base) as src, self.environment(src, setup, owner) as (r, _):
             return r
 
     async def test(
         self, repo: Repository, base: str, setup: str | None, test: str | None, patch: str = "",
-        timeout: float | None = None, owner: str = "",
+        timeout: float | None = None, owner: str = str(LOCAL),
     ) -> tuple[envs.SetupResult, RunResult | None, str | None]:  # fmt: skip
         """A test command over the base with `patch` applied, on its environment: the setup's
         result, the run's (None if the setup or the patch failed) and why not."""
@@ -419,13 +423,20 @@ class Repos:
 
     # -- environments ---------------------------------------------------------------------------
 
-    def entries(self) -> list[dict[str, object]]:
+    def entries(self, owner: str | None = None) -> list[dict[str, object]]:
+        """The cached entries; a tenant's (`owner`) environments alone when given."""
         self._prepare()
-        return [e.to_dict() for e in self.store.entries()]
+        found = self.store.entries("envs" if owner is not None else None)
+        return [e.to_dict() for e in found if owner is None or e.info.get("owner") == owner]
 
-    def remove(self, key: str) -> bool:
+    def remove(self, key: str, owner: str | None = None) -> bool:
+        """Remove an entry no run holds (False if one does); a tenant's environment alone when
+        `owner` is given (another's is not found)."""
         self._prepare()
         kind = "envs" if self.store.path("envs", key).exists() else "checkouts"
+        entry = self.store.get(kind, key)
+        if owner is not None and (entry is None or entry.info.get("owner") != owner):
+            raise NotFound(f"no environment {key} of yours (GET /repo/envs lists them)")
         return self.store.remove(kind, key)
 
 
@@ -484,7 +495,8 @@ async def by_kind(
         task = GradeTask(repository, base, setup=setup, **fields)
         return (await repos.grade(task)).to_dict()
     if kind == "setup":
-        return (await repos.set_up(repository, base, setup, fields.get("owner", ""))).to_dict()
+        owner = fields.get("owner", str(LOCAL))
+        return (await repos.set_up(repository, base, setup, owner)).to_dict()
     if kind != "test":
         raise InvalidRequest(f"no repository task {kind!r}: grade, setup or test")
     done, run, failed = await repos.test(repository, base, setup, **fields)

@@ -174,3 +174,23 @@ def test_the_store_evicts_the_least_recently_used_but_never_one_in_use(tmp_path:
         store.remove("envs", "a" * 16)
     with pytest.raises(InvalidRequest):
         store.path("envs", "../../etc")
+
+
+def test_a_tenant_lists_and_removes_its_own_environments_only(tmp_path: Path):
+    from sandlot.config import Config
+    from sandlot.languages import LANGUAGES, Registry
+    from sandlot.repos.tasks import Repos
+
+    cfg = Config.load(repo_dir=str(tmp_path / "c"), state_dir=str(tmp_path / "s"))
+    repos = Repos(cfg, lambda: None, Registry(LANGUAGES, cfg.runtime_dir))  # type: ignore[arg-type,return-value]
+    repos._prepare()
+    for key, owner in (("a" * 16, "key-1"), ("b" * 16, "key-2")):
+        with repos.store.making("envs", key) as made:
+            assert made is not None
+            repos.store.commit("envs", key, made, 1, {"owner": owner})
+    assert [e["key"] for e in repos.entries("key-1")] == ["a" * 16]
+    with pytest.raises(NotFound):
+        repos.remove("b" * 16, "key-1")  # another tenant's: not found, not removed
+    assert repos.store.get("envs", "b" * 16) is not None
+    assert repos.remove("a" * 16, "key-1") and repos.entries("key-1") == []
+    assert len(repos.entries()) == 1  # the machine's own view (sandlot env list) sees all

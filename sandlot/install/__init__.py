@@ -12,8 +12,8 @@ The steps, in the order STEPS runs them: `apt.py` (Debian's packages), `python.p
 Python), `go.py` (the toolchain and its warm build cache), `gomod.py` (the Go module set),
 `node.py` (npm packages, jest's files), `jars.py` (the JVM rows' jars), `jvm.py` (class-data
 archives), `ruby.py` and `r.py` (the boot files Ruby and R start from), `rust.py` (the Rust
-toolchain and crate set), `catch2.py` (its main and header); `egress.py` keeps the host's own squid service off
-(sandlot runs its own).
+toolchain and crate set), `catch2.py` (its main and header); `egress.py` keeps the host's own
+squid service off (sandlot runs its own).
 What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands, with
 Debian's PATH), `files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a
 step concern), `sets.py` (the registries' package sets: mirrors, status files); `locks.py` is

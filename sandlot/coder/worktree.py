@@ -135,9 +135,9 @@ class Worktree:
         branch = f"sandlot/coder-{slug(message)}-{secrets.token_hex(3)}"
         path = parent / "worktree"
         (parent / "bundle").mkdir(parents=True)
-        bundle, _ = bundle_from_path(state.root, state.head, parent / "bundle", state.owner)
         if state.owner is not None:
-            state.owner.give(parent)
+            state.owner.give(parent)  # git, as the owner, bundles and clones in it
+        bundle, _ = bundle_from_path(state.root, state.head, parent / "bundle", state.owner)
         git(parent, "clone", "-q", "--no-tags", "-b", "base", str(bundle), str(path),
             owner=state.owner)  # fmt: skip
         tree = cls(state.root, path, branch, state.head, state.owner, sealed=True)

@@ -99,7 +99,7 @@ class CoderJobs:
             def call(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
                 if cancel.is_set():
                     raise CancelledError
-                job = by_kind(repos, kind, repo, fields)
+                job = by_kind(repos, kind, repo, {**fields, "owner": task.tenant})
                 return asyncio.run_coroutine_threadsafe(job, loop).result()
 
             tests, prove = phased(call, prep)

@@ -41,6 +41,7 @@ class CodeTask:
     # test run use that environment, and the result be proved against the base's tests.
     setup: str | None = None
     allow_test_changes: bool = False  # the proof grades Aider's test edits as they are
+    tenant: str = "local"  # whose the environment is (sandlot.tenancy: a server's request's)
 
 
 @dataclass(slots=True)

@@ -8,15 +8,31 @@ result names the test files Aider changed and says whether the proof counted the
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from tests.fake_llm import FakeLLM, Reply, whole_file
-from tests.test_coder_flow import BUGGY, RIGHT, code, fake, git, needs_aider, repo, sandlot
+from tests.conftest import Server, running_server
+from tests.fake_llm import FakeLLM, Reply, serve, whole_file
+from tests.test_coder_flow import (
+    BUGGY,
+    KEY,
+    RIGHT,
+    code,
+    code_body,
+    fake,
+    git,
+    needs_aider,
+    repo,
+    roots,
+    sandlot,
+    user_repo,
+)
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
-__all__ = ["fake", "repo"]  # fixtures, used by name
+__all__ = ["fake", "repo", "roots", "user_repo"]  # fixtures, used by name
 # A setup that needs no network; the tests check that its environment is there.
 SETUP = "mkdir -p .venv && echo ready > .venv/marker"
 CHECKED = "test -f .venv/marker && pytest -q"
@@ -69,3 +85,43 @@ def test_a_pass_that_needs_a_changed_test_is_not_proved(repo: Path, fake: FakeLL
     assert body["status"] == "passed" and body["proof"]["tamper"]["counted"], body["message"]
     assert "test_calc.py" in body["message"]
     assert json.dumps(body)  # the whole result is JSON
+
+
+TENANT_KEYS = ("phased-key-a-0123456789", "phased-key-b-0123456789")
+
+
+@pytest.fixture(scope="module")
+def keyed_coder_server(roots: Path) -> Iterator[tuple[Server, FakeLLM]]:
+    """A /code server with two API keys (two tenants)."""
+    with serve() as llm:
+        env = {"OPENAI_API_KEY": KEY, "OPENAI_API_BASE": llm.base, "SANDLOT_UID_BASE": "64730",
+               "SANDLOT_CODER_ROOTS": str(roots), "SANDLOT_CODER_JOBS": "1",
+               "SANDLOT_API_KEYS": ",".join(TENANT_KEYS)}  # fmt: skip
+        with running_server("--slots", "1", env=env) as srv:
+            yield srv, llm
+
+
+@needs_aider
+def test_post_code_with_setup_is_proved_on_its_tenants_environment(keyed_coder_server, user_repo):
+    srv, llm = keyed_coder_server
+    body = {**code_body(user_repo), "setup": SETUP, "test_cmd": CHECKED}
+    a, b = ({"Authorization": f"Bearer {key}"} for key in TENANT_KEYS)
+    with httpx.Client(base_url=srv.url, timeout=600) as c:
+        llm.queue(Reply(whole_file("test_calc.py", CHEAT)))
+        r = c.post("/code", json={**body, "files": ["test_calc.py"], "max_attempts": 1}, headers=a)
+        out = r.json()
+        assert r.status_code == 200 and out["status"] == "failed_tests", r.text
+        assert out["proof"]["tamper"]["test_files_touched"] == ["test_calc.py"]
+        assert not out["proof"]["tamper"]["counted"]
+        # Control: the fix itself is proved, on the environment the first task set up.
+        llm.queue(Reply(whole_file("calc.py", RIGHT)))
+        r = c.post("/code", json=body, headers=a)
+        out = r.json()
+        assert r.status_code == 200 and out["status"] == "passed", r.text
+        assert out["proof"]["resolved"] and out["proof"]["setup"]["cached"], out["proof"]
+        assert git(user_repo, "show", f"{out['branch']}:calc.py") + "\n" == RIGHT
+        # The environment is the tenant's: listed for its key, not found for another's.
+        env = out["proof"]["setup"]["key"]
+        assert env in {e["key"] for e in c.get("/repo/envs", headers=a).json()["entries"]}
+        assert env not in {e["key"] for e in c.get("/repo/envs", headers=b).json()["entries"]}
+        assert c.delete(f"/repo/envs/{env}", headers=b).status_code == 404

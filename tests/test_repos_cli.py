@@ -82,3 +82,28 @@ def test_sandlot_env_lists_and_removes_what_a_grade_set_up(repo: Path, cache: Pa
     done = grade(repo, cache, diff(repo, "calc.py", RIGHT), "--json")
     assert json.loads(done.stdout)["setup"]["key"] == key
     assert not json.loads(done.stdout)["setup"]["cached"]
+
+
+def test_an_environment_is_keyed_by_the_manifests_and_the_command_not_the_sources(
+    repo: Path, cache: Path
+):
+    def commit(name: str, text: str) -> str:
+        (repo / name).write_text(text)
+        git(repo, "add", name)
+        git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name)
+        return git(repo, "rev-parse", "HEAD")
+
+    def setup_of(base: str, *extra: str) -> dict:
+        done = grade(repo, cache, "", "--base", base, "--json", *extra)
+        return json.loads(done.stdout)["setup"]
+
+    first = setup_of(commit("requirements.txt", "pytest\n"))
+    assert first["ok"] and not first["cached"], first
+    # Another commit whose manifests are the same reuses it.
+    again = setup_of(commit("calc.py", BUGGY + "\n# a comment\n"))
+    assert again["key"] == first["key"] and again["cached"]
+    # A changed manifest, or another setup command: an environment of its own.
+    changed = setup_of(commit("requirements.txt", "pytest\nsix\n"))
+    assert changed["key"] != first["key"] and not changed["cached"]
+    other = setup_of(git(repo, "rev-parse", "HEAD"), "--setup", SETUP + " && true")
+    assert other["key"] not in (first["key"], changed["key"]) and not other["cached"]

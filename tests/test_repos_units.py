@@ -148,6 +148,27 @@ def test_the_allow_list_is_the_registries_and_checked_names():
     assert conf.index("deny !registries") < conf.index("allow boxes")
 
 
+def test_an_environments_key_covers_whose_it_is_the_runtimes_and_the_allow_list():
+    from sandlot.repos.envs import env_key
+    from sandlot.repos.source import Source
+
+    src = Source("path:/srv/calc", "0" * 40, Path("/nonexistent"))
+    files, py = [("requirements.txt", "ab12")], {"python": "3.11.2"}
+    key = env_key("local", src, files, "pip install -r requirements.txt", py, allow_list(""))
+    assert key == env_key("local", Source("path:/srv/calc", "1" * 40, Path("/x")), files,
+                          "pip install -r requirements.txt", py, allow_list(""))  # fmt: skip
+    for changed in (
+        env_key("key-2", src, files, "pip install -r requirements.txt", py, allow_list("")),
+        env_key("local", Source("path:/srv/other", "0" * 40, Path("/x")), files,
+                "pip install -r requirements.txt", py, allow_list("")),
+        env_key("local", src, files, "pip install -r requirements.txt", {"python": "3.12.0"},
+                allow_list("")),
+        env_key("local", src, files, "pip install -r requirements.txt", py,
+                allow_list("mirror.example.org")),
+    ):  # fmt: skip
+        assert changed != key
+
+
 def _entry(store: Store, kind: str, key: str, size: int) -> None:
     with store.making(kind, key) as made:
         assert made is not None

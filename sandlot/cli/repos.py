@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -64,7 +64,7 @@ def grade_cmd(
 
 
 def _repo_task(kind: str, root: Path, fields: dict[str, object], sandbox_url: str | None,
-               config: Path | None) -> dict[str, object]:  # fmt: skip
+               config: Path | None) -> dict[str, Any]:  # fmt: skip
     from sandlot.cli.sandbox import sandbox
 
     cfg = load_config(config, slots=2)

@@ -20,7 +20,7 @@ from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandlot.coder.loop import guess_test_cmd, prepare, run_task
+from sandlot.coder.loop import TestRunner, guess_test_cmd, prepare, run_task
 from sandlot.coder.owner import Owner
 from sandlot.coder.task import TEST_TIMEOUT, CodeResult, CodeTask
 from sandlot.coder.testrun import TestOutcome, run_tests
@@ -83,12 +83,13 @@ class CoderJobs:
         executor = self._executor()
         loop = asyncio.get_running_loop()
 
-        def tests(root: Path, cmd: str, timeout: float) -> TestOutcome:
+        def boxed(root: Path, cmd: str, timeout: float) -> TestOutcome:
             if cancel.is_set():
                 raise CancelledError
             job = run_tests(executor, root, cmd, timeout, owner)
             return asyncio.run_coroutine_threadsafe(job, loop).result()
 
+        tests: TestRunner = boxed
         prove = None
         if task.setup and self._repos is not None:
             from sandlot.coder.phased import phased

@@ -223,7 +223,7 @@ class Repos:
                     owner: str) -> int:  # fmt: skip
         layers.normalise(upper, made / "layer")
         size = layers.disk_usage(made / "layer")
-        info = {"repository": src.identity, "base": src.base, "owner": owner}
+        info: dict[str, object] = {"repository": src.identity, "base": src.base, "owner": owner}
         self.store.commit("envs", key, made, size, info)
         return size
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sandlot.coder import aider, worktree
 from sandlot.coder.install import find_aider
@@ -48,7 +49,7 @@ KEY_FOR = (
 # Runs a test command over a directory and says how it went (the sandbox, or a stand-in).
 TestRunner = Callable[[Path, str, float], TestOutcome]
 # Grades the final diff against the base's tests in a fresh box (a phased task's proof).
-Prover = Callable[[str], dict[str, object]]
+Prover = Callable[[str], dict[str, Any]]
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ def cache() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix="sandlot-cli-cache-", dir="/var/tmp"))
     yield path
     shutil.rmtree(path, ignore_errors=True)
+    path.with_name(f"{path.name}.diff").unlink(missing_ok=True)  # grade()'s patch file
 
 
 def diff(repo: Path, name: str, text: str) -> str:
@@ -38,9 +39,10 @@ def diff(repo: Path, name: str, text: str) -> str:
 
 
 def grade(repo: Path, cache: Path, patch: str, *extra: str):  # type: ignore[no-untyped-def]
-    (cache.parent / f"{cache.name}.diff").write_text(patch)
+    patch_file = cache.with_name(f"{cache.name}.diff")
+    patch_file.write_text(patch)
     return sandlot(
-        "grade", "--repo", str(repo), "--patch", str(cache.parent / f"{cache.name}.diff"),
+        "grade", "--repo", str(repo), "--patch", str(patch_file),
         "--f2p", F2P, "--setup", SETUP, "--test", TEST, *extra,
         env={"SANDLOT_REPO_DIR": str(cache)},
     )  # fmt: skip

@@ -217,6 +217,25 @@ class Config:
     coder_jobs: int = setting(
         2, "most POST /code jobs at once; past it the answer is 504 (retry)", ge=1
     )
+    repo_dir: str = setting(
+        "/var/cache/sandlot/repos",
+        "where repository tasks keep cached environments, checkouts and each run's layer",
+    )
+    repo_env_quota: int = setting(
+        20 * 1024 * MiB, "bytes of cached environments kept; past it the least recently used go",
+        ge=0,
+    )  # fmt: skip
+    repo_env_bytes: int = setting(
+        2048 * MiB, "most bytes one setup may write (its layer is a tmpfs, charged to the "
+        "setup's memory on top of repo_setup_memory_mb)", ge=MiB,
+    )  # fmt: skip
+    repo_setup_memory_mb: int = setting(2048, "memory of a setup box in MiB", ge=1)
+    repo_setup_timeout: float = setting(900.0, "wall-clock seconds a setup may take", gt=0)
+    repo_test_timeout: float = setting(600.0, "largest wall-clock seconds of a test run", gt=0)
+    egress_allow: str = setting(
+        "", "host names a setup may reach through the egress proxy besides the package "
+        "registries (comma-separated; .example.org: the domain and every name below it)",
+    )  # fmt: skip
     session_max: int = setting(64, "live sessions at most; past it creating one answers 429", ge=1)
     session_per_client: int = setting(
         0, "live sessions one client (API key and address) may hold (0: no cap)", ge=0

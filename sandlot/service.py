@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sandlot.config import Config
-from sandlot.errors import JailUnavailable
+from sandlot.errors import JailUnavailable, SandlotError
 from sandlot.executor import Executor, guards
 from sandlot.jail import Jail, JailConfig, placement
 from sandlot.languages import LANGUAGES, Registry
@@ -22,6 +22,7 @@ from sandlot.languages import LANGUAGES, Registry
 if TYPE_CHECKING:
     from sandlot.coder.jobs import CoderJobs
     from sandlot.judge import Judge
+    from sandlot.repos.tasks import Repos
     from sandlot.sessions import NotebookRun, SessionManager
 
 
@@ -56,6 +57,7 @@ class Service:
         self.sessions_problem: str | None = None
         self._coder: CoderJobs | None = None
         self._judge: Judge | None = None
+        self._repos: Repos | None = None
 
     @property
     def coder(self) -> CoderJobs:
@@ -63,8 +65,17 @@ class Service:
         if self._coder is None:
             from sandlot.coder.jobs import CoderJobs
 
-            self._coder = CoderJobs(self.config, self.require_executor)
+            self._coder = CoderJobs(self.config, self.require_executor, lambda: self.repos)
         return self._coder
+
+    @property
+    def repos(self) -> Repos:
+        """Repository tasks (setup, environments, grading), built once, on first use."""
+        if self._repos is None:
+            from sandlot.repos.tasks import Repos
+
+            self._repos = Repos(self.config, self.require_executor, self.registry)
+        return self._repos
 
     @property
     def judge(self) -> Judge:
@@ -157,6 +168,20 @@ class Service:
             },
         }
 
+    def repos_status(self) -> dict[str, object]:
+        """Whether repository tasks can run here, and why not: the jail, and the egress proxy
+        their setups reach the registries through."""
+        try:
+            repos = self.repos
+        except SandlotError as exc:  # a setting they need is wrong (egress_allow)
+            return {"available": False, "problem": str(exc)}
+        problem = self.problem or repos.egress.problem()
+        return {
+            "available": problem is None, "problem": problem, "store": str(repos.store.root),
+            "egress": f"squid on 127.0.0.1:{repos.egress.port}" if repos.egress.port else "idle",
+            "allow": list(repos.allow),
+        }  # fmt: skip
+
     def require_sessions(self) -> SessionManager:
         if self.sessions is None:
             raise JailUnavailable(f"sessions are not available: {self.sessions_problem}")
@@ -184,6 +209,8 @@ class Service:
             )  # fmt: skip
 
     def close(self) -> None:
+        if self._repos is not None:
+            self._repos.close()  # its egress proxy
         self.executor = None
         if self.jail is not None:
             self.jail.close()

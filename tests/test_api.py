@@ -354,6 +354,8 @@ NUMERIC = {  # route -> (a body it accepts, every numeric field in it, as a dott
                    ["items.0.id", "items.0.compile_timeout", "items.0.run_timeout",
                     "items.0.memory_limit_MB"]),
     "/repo_tests": ({"cmd": "true"}, ["timeout"]),
+    "/repo/grade": ({"tarball": "", "base": "HEAD"}, ["timeout"]),
+    "/repo/test": ({"tarball": "", "base": "HEAD"}, ["timeout"]),
     "/code": ({"repo": "/nonexistent", "message": "x"},
               ["max_attempts", "timeout", "test_timeout", "llm_grace"]),
     "/run_jupyter": ({"cells": ["1"]}, ["cell_timeout", "total_timeout", "memory_limit_MB"]),

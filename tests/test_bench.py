@@ -114,3 +114,9 @@ def test_row_change_compares_a_rows_programs_output_by_output(tmp_path: Path, ta
         assert done.returncode == 1, done.stdout + done.stderr
         assert "identical output and exit: 0 of 12" in done.stdout
         assert "program 9: " in done.stdout and "... and 2 more programs" in done.stdout
+
+
+def test_repos_measures_a_real_projects_grades() -> None:
+    text = bench("bench/repos.py", "--project", "qs", "--parallel", "2", "--rounds", "1")
+    assert "env adds to a grade (ms)" in text and "disk of 2 parallel grades / one" in text
+    assert "targets:" in text  # the gold patch was resolved, or the script stopped (asserted)

@@ -967,3 +967,50 @@ def test_preludes_too_large_for_a_zygote_are_refused_when_configured():
     with pytest.raises(ValueError, match=r"warm_preludes: .* more than the 65536 a zygote reads"):
         JailConfig(warm_preludes=("x = 1\n" * 20000,))
     assert JailConfig(warm_preludes=("x = 1\n" * 100,)).warm_preludes
+
+
+def test_a_runs_own_bind_is_writable_and_the_next_run_does_not_see_it(jail, tmp_path):
+    own = tmp_path / "own"
+    own.mkdir(mode=0o777)
+    own.chmod(0o777)
+    (own / "given").write_text("from the host\n")
+    spec = RunSpec(argv=("/bin/sh", "-c", "cat /repo/given && echo made > /repo/made"),
+                   binds=((str(own), "/repo"),))  # fmt: skip
+    out = jail.run(0, spec)
+    assert (out.exit_code, out.stdout) == (0, b"from the host\n")
+    assert (own / "made").read_text() == "made\n"
+    out = jail.run(0, RunSpec(argv=("/bin/sh", "-c", "ls /repo")))  # the template has no trace
+    assert out.exit_code != 0 and b"No such file" in out.stderr
+
+
+def test_a_runs_bind_cannot_cover_what_the_box_has_itself():
+    from sandlot.jail.bwrap import box_path
+
+    assert box_path("/repo") == "/repo"
+    for bad in ("/", "repo", "/usr/lib", "/etc", "/tmp/x", "/sandbox", "/proc", "/a/../b", "/a//b"):
+        with pytest.raises(ValueError):
+            box_path(bad)
+
+
+def test_a_run_joins_the_network_namespace_it_is_given(jail):
+    from sandlot.repos.netns import RelayedNetwork
+
+    with socket.socket() as target:  # a host service the namespace relays to, and only it
+        target.bind(("127.0.0.1", 0))
+        target.listen(4)
+        with RelayedNetwork(target.getsockname(), port=3128) as net:
+            probe = (
+                "import socket\n"
+                "for port in (3128, 8080):\n"
+                "    try:\n"
+                "        socket.create_connection(('127.0.0.1', port), 5).close()\n"
+                "        print(port, 'ok')\n"
+                "    except OSError as e: print(port, e.errno)\n"
+            )
+            out = jail.run(0, RunSpec(argv=("/usr/bin/python3", "-c", probe), network=net.path))
+            conn, peer = target.accept()
+            conn.close()
+        assert out.stdout.split(b"\n")[:2] == [b"3128 ok", b"8080 111"], out
+        assert peer[0] == net.source  # relayed, from the namespace's own source address
+    out = jail.run(0, RunSpec(argv=("/usr/bin/python3", "-c", probe)))  # a box of its own
+    assert out.stdout.startswith(b"3128 111")

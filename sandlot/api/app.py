@@ -14,7 +14,18 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from sandlot import __version__
-from sandlot.api import batch, coder, errors, judge, playground, run, schema, sessions, status
+from sandlot.api import (
+    batch,
+    coder,
+    errors,
+    judge,
+    playground,
+    repos,
+    run,
+    schema,
+    sessions,
+    status,
+)
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
@@ -61,7 +72,7 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
     app.add_middleware(Access)  # every answer, refusals too, has an ID and a log line
     if peers is not None:  # outermost: whose request another worker forwarded
         app.add_middleware(PeerClient, peers=peers)
-    for module in (run, batch, status, judge, coder, sessions, playground):
+    for module in (run, batch, status, judge, coder, repos, sessions, playground):
         app.include_router(module.router)
     from sandlot.mcp import http as mcp  # the MCP SDK is imported only by a server
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from sandlot.api import convert
-from sandlot.api.deps import ServiceDep
+from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
 from sandlot.coder import route as route_request
 from sandlot.coder import testrun
@@ -36,7 +36,7 @@ async def repo_tests(req: RepoTestsRequest, service: ServiceDep) -> dict[str, ob
 
 
 @router.post("/code", responses=responses(400, 403, 503, 504))
-async def code(req: CodeRequest, service: ServiceDep) -> dict[str, object]:
+async def code(req: CodeRequest, service: ServiceDep, tenant: TenantDep) -> dict[str, object]:
     """Aider on a new branch in a worktree, tests in the sandbox, failures fed back.
 
     HTTP 200 whatever the outcome (`status`: passed, failed_tests, no_changes, llm_error,
@@ -48,7 +48,8 @@ async def code(req: CodeRequest, service: ServiceDep) -> dict[str, object]:
         max_attempts=req.max_attempts, ask=req.ask, apply=req.apply,
         allow_dirty=req.allow_dirty, aider_config=req.aider_config,
         attempt_timeout=req.timeout, test_timeout=req.test_timeout,
-        llm_grace=req.llm_grace, stream=req.stream,
+        llm_grace=req.llm_grace, stream=req.stream, setup=req.setup,
+        allow_test_changes=req.allow_test_changes, tenant=str(tenant),
     )  # fmt: skip
     result = await service.coder.run(task)
     return result.to_dict()

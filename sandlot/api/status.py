@@ -46,6 +46,7 @@ async def health(service: ServiceDep) -> JSONResponse:
         "queued": h.queued,
         "languages": [row["name"] for row in service.languages() if row["available"]],
         "sessions": service.session_status(),
+        "repositories": service.repos_status(),
         "worker": {"index": h.worker, "of": h.workers, "pid": h.pid},
     }
     return JSONResponse(body, status_code=200 if h.ready and not h.draining else 503)

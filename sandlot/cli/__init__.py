@@ -6,7 +6,7 @@ the typer app from them, so no command module imports another.
 
 import typer
 
-from sandlot.cli import coder, engine, evaluate, mcp
+from sandlot.cli import coder, engine, evaluate, mcp, repos
 
 app = typer.Typer(help="sandlot: run untrusted code in isolated boxes.", no_args_is_help=True)
 app.command()(engine.serve)
@@ -23,5 +23,10 @@ app.command("test")(coder.test_cmd)
 app.command("code")(coder.code_cmd)
 app.command("eval")(evaluate.eval_command)
 app.command("mcp")(mcp.mcp_cmd)
+app.command("grade")(repos.grade_cmd)
+env = typer.Typer(help="Cached environments of repository tasks.", no_args_is_help=True)
+env.command("list")(repos.env_list)
+env.command("rm")(repos.env_rm)
+app.add_typer(env, name="env")
 
 __all__ = ["app"]

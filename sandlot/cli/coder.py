@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
+from sandlot.cli.common import ConfigOpt, SandboxOpt, console, err, fail, load_config
 from sandlot.coder import task as defaults
 from sandlot.coder.task import CodeResult, CodeTask
 from sandlot.errors import SandlotError
@@ -17,12 +17,10 @@ from sandlot.errors import SandlotError
 EXIT = {"passed": 0, "answered": 0, "failed_tests": 1, "llm_error": 3, "no_changes": 4,
         "timeout": 124}  # fmt: skip
 RepoOpt = Annotated[str, typer.Option("--repo", help="the repository (default: here)")]
-SandboxOpt = Annotated[
+SetupOpt = Annotated[
     str | None,
-    typer.Option(
-        "--sandbox-url", envvar="SANDBOX_FUSION_URL",
-        help="a sandlot server to run the tests on (default: a sandbox in this process)",
-    ),
+    typer.Option(help="set the repository's environment up first ('auto', or its own command; "
+                 "cached), and work in phases"),
 ]  # fmt: skip
 
 
@@ -58,19 +56,24 @@ def test_cmd(
         float, typer.Option(help="wall-clock seconds for the command")
     ] = defaults.TEST_TIMEOUT,
     as_json: Annotated[bool, typer.Option("--json", help="print the outcome as JSON")] = False,
+    setup: SetupOpt = None,
     sandbox_url: SandboxOpt = None,
     config: ConfigOpt = None,
 ) -> None:
     """Run a repository's tests in the sandbox (no network, limits) and exit with their status.
 
-    Usable as Aider's --test-cmd and from CI: `sandlot test --cmd 'pytest -q'`.
+    Usable as Aider's --test-cmd and from CI: `sandlot test --cmd 'pytest -q'`. With --setup,
+    on the repository's environment (set up once, cached) and its working tree's changes.
     """
-    cfg = load_config(config, slots=1)
+    cfg = load_config(config, slots=2 if setup else 1)
     try:
         from sandlot.cli.sandbox import sandbox  # the client or a Service: only when used
 
         with sandbox(sandbox_url, cfg) as box:
-            outcome = box.run(Path(repo), cmd, timeout)
+            if setup:
+                outcome = _phased_test(box, Path(repo), cmd, setup, timeout)
+            else:
+                outcome = box.run(Path(repo), cmd, timeout)
     except SandlotError as exc:
         raise fail(str(exc)) from None
     if as_json:
@@ -80,6 +83,22 @@ def test_cmd(
         sys.stderr.write(outcome.stderr)
         err.print(f"[dim]sandlot test: {outcome.summary()}[/dim]", highlight=False)
     raise typer.Exit(outcome.status)
+
+
+def _phased_test(box, repo: Path, cmd: str, setup: str, timeout: float):  # type: ignore[no-untyped-def]
+    """The test command over HEAD with the working tree's changes, on the cached environment."""
+    from sandlot.coder.phased import outcome
+    from sandlot.repos.source import git, working_patch
+
+    root = Path(git(repo, "rev-parse", "--show-toplevel").strip())
+    fields = {"base": "HEAD", "setup": setup, "test": cmd, "patch": working_patch(root),
+              "timeout": timeout}  # fmt: skip
+    answer = box.repo("test", root, fields)
+    setup_result = answer.get("setup") or {}
+    if not setup_result.get("cached") and setup_result.get("command"):
+        err.print(f"[dim]sandlot test: environment {setup_result.get('key')} set up in "
+                  f"{setup_result.get('seconds')}s[/dim]", highlight=False)  # fmt: skip
+    return outcome(answer)
 
 
 def code_cmd(
@@ -118,6 +137,14 @@ def code_cmd(
     keep_worktree: Annotated[
         bool, typer.Option("--keep-worktree", help="leave the worktree for inspection")
     ] = False,
+    setup: SetupOpt = None,
+    allow_test_changes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-test-changes",
+            help="with --setup: the proof grades Aider's test edits as they are",
+        ),
+    ] = False,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="write JSON here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the result as JSON")] = False,
     sandbox_url: SandboxOpt = None,
@@ -130,7 +157,7 @@ def code_cmd(
         model=model, edit_format=edit_format, test_cmd=test_cmd, max_attempts=max_attempts,
         ask=ask, apply=apply, allow_dirty=allow_dirty, aider_config=aider_config,
         attempt_timeout=timeout, test_timeout=test_timeout, keep_worktree=keep_worktree,
-        llm_grace=llm_grace, stream=stream,
+        llm_grace=llm_grace, stream=stream, setup=setup, allow_test_changes=allow_test_changes,
     )  # fmt: skip
     result = _run(task, sandbox_url, config)
     _report(result, output, as_json)
@@ -156,9 +183,14 @@ def _run(task: CodeTask, sandbox_url: str | None, config: Path | None) -> CodeRe
                 f"the sandbox cannot run the tests here: {box.problem}; run as root after "
                 "`sandlot setup`, or point --sandbox-url (SANDBOX_FUSION_URL) at a sandlot server"
             )
-        return run_task(
-            prep, box.run, log=lambda line: err.print(f"[dim]{line}[/dim]", highlight=False)
-        )
+        log = lambda line: err.print(f"[dim]{line}[/dim]", highlight=False)  # noqa: E731
+        if task.setup:
+            from sandlot.coder.phased import phased
+
+            root = prep.state.root
+            tests, prove = phased(lambda kind, fields: box.repo(kind, root, fields), prep)
+            return run_task(prep, tests, log=log, prove=prove)
+        return run_task(prep, box.run, log=log)
     except SandlotError as exc:
         raise fail(str(exc)) from None
     finally:

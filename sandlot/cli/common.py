@@ -16,6 +16,13 @@ console = Console()
 err = Console(stderr=True)
 
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="TOML config file")]
+SandboxOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--sandbox-url", envvar="SANDBOX_FUSION_URL",
+        help="a sandlot server to run the tests on (default: a sandbox in this process)",
+    ),
+]  # fmt: skip
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

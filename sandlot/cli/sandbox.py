@@ -5,13 +5,25 @@ either is the coder's TestRunner."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from sandlot.client import Client
 from sandlot.coder.testrun import TestOutcome, collect_files, run_tests
 from sandlot.config import Config
 from sandlot.errors import SandlotError, ServerError
 from sandlot.service import Service
+
+
+def _bundle(root: Path, base: str) -> tuple[str, str]:
+    """The base's history as a git bundle (base64), and the base's hash: what a server gets."""
+    from sandlot.repos.source import bundle_from_path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle, sha = bundle_from_path(root, base, Path(tmp), None)
+        return base64.b64encode(bundle.read_bytes()).decode(), sha
 
 
 class LocalSandbox:
@@ -30,6 +42,13 @@ class LocalSandbox:
     def run(self, root: Path, cmd: str, timeout: float) -> TestOutcome:
         executor = self.service.require_executor()
         return self.loop.run_until_complete(run_tests(executor, root, cmd, timeout))
+
+    def repo(self, kind: str, root: Path, fields: dict[str, Any]) -> dict[str, Any]:
+        """A repository task (grade, setup, test) on the repository at `root`, in this process."""
+        from sandlot.repos.tasks import Repository, by_kind
+
+        job = by_kind(self.service.repos, kind, Repository(path=str(root)), fields)
+        return self.loop.run_until_complete(job)
 
     def close(self) -> None:
         self.service.close()
@@ -64,6 +83,15 @@ class RemoteSandbox:
             raise SandlotError(
                 f"the sandbox at {self.url} answered {exc.status_code}: {exc.detail}"
             ) from None
+
+    def repo(self, kind: str, root: Path, fields: dict[str, Any]) -> dict[str, Any]:
+        """The same on the server: the repository goes as a bundle of its base's history."""
+        tarball, sha = _bundle(root, fields.pop("base"))
+        try:
+            return self.client.repo(kind, {**fields, "tarball": tarball, "base": sha})
+        except ServerError as exc:
+            raise SandlotError(f"the server at {self.url} answered {exc.status_code}: "
+                               f"{exc.detail}") from None  # fmt: skip
 
     def close(self) -> None:
         self.client.close()

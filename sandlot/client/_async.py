@@ -12,6 +12,7 @@ from sandlot.client._base import (
     BATCH_TIMEOUT,
     DEFAULT_URL,
     QUEUE_GRACE,
+    REPO_TIMEOUT,
     BaseClient,
     Files,
     RetryPolicy,
@@ -82,6 +83,13 @@ class AsyncClient(BaseClient):
         """A test command over a repository's files, in a box on the server."""
         body = self._repo_tests_body(cmd, files, timeout)
         return await self._request("POST", "/repo_tests", body, timeout=timeout + QUEUE_GRACE)
+
+    async def repo(
+        self, path: str, body: dict[str, Any], timeout: float = REPO_TIMEOUT
+    ) -> dict[str, Any]:
+        """A repository task on the server: `path` is "grade", "setup" or "test" (POST
+        /repo/PATH, fields as its schema says: tarball, base, patch, FAIL_TO_PASS, ...)."""
+        return await self._request("POST", f"/repo/{path}", body, timeout=timeout)
 
     async def run_jupyter(
         self, cells: list[str], *, files: Files | None = None, **fields: Any

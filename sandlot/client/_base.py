@@ -26,6 +26,7 @@ RETRY_STATUS = 504  # the server is full; verl and the SandboxFusion client retr
 # A read timeout is not among them: the server may still be running the work.
 GONE = (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ConnectTimeout)
 QUEUE_GRACE = 120.0  # seconds a server may keep a long run queued, on top of its time limit
+REPO_TIMEOUT = 3600.0  # a repository task: its setup (cold, up to 900 s by default) and its tests
 BATCH_TIMEOUT = 3600.0  # seconds a /run_batch may take: thousands of cases over a few slots
 Files = Mapping[str, bytes | str]
 

@@ -12,6 +12,7 @@ from sandlot.client._base import (
     BATCH_TIMEOUT,
     DEFAULT_URL,
     QUEUE_GRACE,
+    REPO_TIMEOUT,
     BaseClient,
     Files,
     RetryPolicy,
@@ -80,6 +81,13 @@ class Client(BaseClient):
         """A test command over a repository's files, in a box on the server."""
         body = self._repo_tests_body(cmd, files, timeout)
         return self._request("POST", "/repo_tests", body, timeout=timeout + QUEUE_GRACE)
+
+    def repo(
+        self, path: str, body: dict[str, Any], timeout: float = REPO_TIMEOUT
+    ) -> dict[str, Any]:
+        """A repository task on the server: `path` is "grade", "setup" or "test" (POST
+        /repo/PATH, fields as its schema says: tarball, base, patch, FAIL_TO_PASS, ...)."""
+        return self._request("POST", f"/repo/{path}", body, timeout=timeout)
 
     def run_jupyter(
         self, cells: list[str], *, files: Files | None = None, **fields: Any

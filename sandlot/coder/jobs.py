@@ -18,8 +18,9 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import CancelledError
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from sandlot.coder.loop import guess_test_cmd, prepare, run_task
+from sandlot.coder.loop import TestRunner, guess_test_cmd, prepare, run_task
 from sandlot.coder.owner import Owner
 from sandlot.coder.task import TEST_TIMEOUT, CodeResult, CodeTask
 from sandlot.coder.testrun import TestOutcome, run_tests
@@ -27,11 +28,16 @@ from sandlot.config import Config
 from sandlot.errors import Forbidden, InvalidRequest, Overloaded
 from sandlot.executor import Executor
 
+if TYPE_CHECKING:
+    from sandlot.repos.tasks import Repos
+
 
 class CoderJobs:
-    def __init__(self, config: Config, executor: Callable[[], Executor]) -> None:
+    def __init__(self, config: Config, executor: Callable[[], Executor],
+                 repos: Callable[[], Repos] | None = None) -> None:  # fmt: skip
         self.config = config
         self._executor = executor  # resolved per task: the service may have no jail
+        self._repos = repos  # a phased task's (`setup`) environments and grading
         self.running = 0
 
     async def run(self, task: CodeTask, log: Callable[[str], None] = lambda _: None) -> CodeResult:
@@ -77,13 +83,28 @@ class CoderJobs:
         executor = self._executor()
         loop = asyncio.get_running_loop()
 
-        def tests(root: Path, cmd: str, timeout: float) -> TestOutcome:
+        def boxed(root: Path, cmd: str, timeout: float) -> TestOutcome:
             if cancel.is_set():
                 raise CancelledError
             job = run_tests(executor, root, cmd, timeout, owner)
             return asyncio.run_coroutine_threadsafe(job, loop).result()
 
-        work = asyncio.ensure_future(asyncio.to_thread(run_task, prep, tests, log))
+        tests: TestRunner = boxed
+        prove = None
+        if task.setup and self._repos is not None:
+            from sandlot.coder.phased import phased
+            from sandlot.repos.tasks import Repository, by_kind
+
+            repos, repo = self._repos(), Repository(path=str(prep.state.root), owner=owner)
+
+            def call(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+                if cancel.is_set():
+                    raise CancelledError
+                job = by_kind(repos, kind, repo, {**fields, "owner": task.tenant})
+                return asyncio.run_coroutine_threadsafe(job, loop).result()
+
+            tests, prove = phased(call, prep)
+        work = asyncio.ensure_future(asyncio.to_thread(run_task, prep, tests, log, prove))
         try:
             return await asyncio.shield(work)
         except asyncio.CancelledError:
@@ -96,16 +117,20 @@ class CoderJobs:
             raise
 
     def _confined(self, repo: str) -> Path:
-        """`repo`, resolved, if it lies under one of `coder_roots`; with none, /code is off."""
-        roots = [Path(r).resolve() for r in self.config.coder_roots.split(":") if r]
-        if not roots:
-            raise Forbidden(
-                "POST /code is off on this server: it edits repositories only under the "
-                "directories named by the coder_roots setting (SANDLOT_CODER_ROOTS), and none is"
-            )
-        real = Path(repo).resolve()
-        if not any(real.is_relative_to(root) for root in roots):
-            raise InvalidRequest(f"{repo} is outside the directories this server may edit")
-        if not real.is_dir():
-            raise InvalidRequest(f"{repo} is not a directory")
-        return real
+        return confined(self.config, repo, "POST /code")
+
+
+def confined(config: Config, repo: str, what: str) -> Path:
+    """`repo`, resolved, if it lies under one of `coder_roots`; with none, `what` is off."""
+    roots = [Path(r).resolve() for r in config.coder_roots.split(":") if r]
+    if not roots:
+        raise Forbidden(
+            f"{what} is off for repositories on this server: it works only on those under the "
+            "directories named by the coder_roots setting (SANDLOT_CODER_ROOTS), and none is"
+        )
+    real = Path(repo).resolve()
+    if not any(real.is_relative_to(root) for root in roots):
+        raise InvalidRequest(f"{repo} is outside the directories this server may work on")
+    if not real.is_dir():
+        raise InvalidRequest(f"{repo} is not a directory")
+    return real

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sandlot.coder import aider, worktree
 from sandlot.coder.install import find_aider
@@ -47,6 +48,8 @@ KEY_FOR = (
 
 # Runs a test command over a directory and says how it went (the sandbox, or a stand-in).
 TestRunner = Callable[[Path, str, float], TestOutcome]
+# Grades the final diff against the base's tests in a fresh box (a phased task's proof).
+Prover = Callable[[str], dict[str, Any]]
 
 
 @dataclass(slots=True)
@@ -149,16 +152,18 @@ def feedback(message: str, cmd: str, outcome: TestOutcome) -> str:
     )
 
 
-def run_task(prep: Prepared, tests: TestRunner, log: Callable[[str], None] = lambda _: None
-             ) -> CodeResult:  # fmt: skip
+def run_task(prep: Prepared, tests: TestRunner, log: Callable[[str], None] = lambda _: None,
+             prove: Prover | None = None) -> CodeResult:  # fmt: skip
     """The loop. What the model or the tests do is the result's status, never an exception;
-    only a sandbox that cannot run at all raises (SandlotError), after cleaning up."""
+    only a sandbox that cannot run at all raises (SandlotError), after cleaning up. With a
+    `prove` (a phased task), Aider works on the base's history alone and a pass is proved."""
     task = prep.task
     result = CodeResult(status=NO_CHANGES, message="", model=prep.model, test_cmd=prep.test_cmd)
     run = _Run(prep, tests, log, result, aider.Redactor(prep.keys),
-               Path(tempfile.mkdtemp(prefix="sandlot-coder-")))  # fmt: skip
+               Path(tempfile.mkdtemp(prefix="sandlot-coder-")), prove=prove)  # fmt: skip
     try:
-        run.tree = worktree.Worktree.create(prep.state, run.scratch, task.message)
+        make = worktree.Worktree.create_sealed if prove else worktree.Worktree.create
+        run.tree = make(prep.state, run.scratch, task.message)
         result.branch, result.base = run.tree.branch, run.tree.base
         if not task.aider_config:
             run.tree.hide(CONF)  # the repo's aider config is honoured only when asked for
@@ -201,6 +206,7 @@ class _Run:
     tree: worktree.Worktree | None = None
     outputs: list[str] = field(default_factory=list)
     last: TestOutcome | None = None  # the latest test run
+    prove: Prover | None = None
 
 
 def _attempt(run: _Run, number: int, message: str) -> str | None:
@@ -262,8 +268,13 @@ def _conclude(run: _Run) -> None:
     prep, task, result, tree = run.prep, run.prep.task, run.result, run.tree
     assert tree is not None
     result.head = tree.head()
+    diff = tree.git("diff", "--binary", "--no-color", f"{tree.base}..HEAD")
     result.diff = run.redact(tree.diff())
     result.files_changed = tree.changed_files()
+    if run.prove is not None and result.status == PASSED:
+        _prove(run, diff)
+    if result.head != tree.base:
+        tree.deliver()  # a sealed clone's branch into the repository
     if result.head == tree.base and not task.keep_worktree:
         # A branch without a commit is noise in the user's repository: drop it.
         tree.remove()
@@ -277,6 +288,28 @@ def _conclude(run: _Run) -> None:
         else:
             result.applied = True
             result.message += f"; {prep.state.branch} fast-forwarded to {result.head[:10]}"
+
+
+def _prove(run: _Run, diff: str) -> None:
+    """Grade the branch in a fresh box against the base's tests (Aider's test edits put back
+    unless the task allows them): a pass that holds only with changed tests is no pass."""
+    assert run.prove is not None
+    run.log("proof: the branch graded against the base's tests in a fresh box")
+    proof = run.prove(diff)
+    run.result.proof = proof
+    tamper = proof.get("tamper") or {}
+    touched = list(tamper.get("test_files_touched") or []) if isinstance(tamper, dict) else []
+    if proof.get("resolved"):
+        if touched:
+            how = "counted as Aider left them" if tamper.get("counted") else "put back first"
+            run.result.message += f"; proved (Aider changed test files {touched}: {how})"
+        else:
+            run.result.message += "; proved against the base's tests"
+        return
+    run.result.status = FAILED_TESTS
+    run.result.message = (
+        f"the tests passed in the loop but not in the proof: {proof.get('message')}"
+    )
 
 
 def _tail(text: str, limit: int) -> str:

@@ -36,6 +36,12 @@ class CodeTask:
     keep_worktree: bool = False
     stream: bool = False
     cancel: threading.Event | None = None  # set: stop now (its caller went away), leave nothing
+    # The phases (sandlot/repos): a setup command ("auto", or the repository's own) makes the
+    # task set its environment up once (cached), Aider work on the base's history alone, each
+    # test run use that environment, and the result be proved against the base's tests.
+    setup: str | None = None
+    allow_test_changes: bool = False  # the proof grades Aider's test edits as they are
+    tenant: str = "local"  # whose the environment is (sandlot.tenancy: a server's request's)
 
 
 @dataclass(slots=True)
@@ -66,6 +72,9 @@ class CodeResult:
     worktree: str | None = None
     answer: str | None = None
     log_tail: str = ""
+    # With a setup: the final diff graded in a fresh box against the base's tests (the grade's
+    # result: resolved, tamper with the test files Aider changed and whether they counted).
+    proof: dict[str, object] | None = None
 
     @property
     def ok(self) -> bool:

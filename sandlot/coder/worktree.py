@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,35 @@ class Worktree:
     branch: str
     base: str
     owner: Owner | None = None
+    sealed: bool = False  # a clone holding the base's history alone, not a git worktree
+
+    @classmethod
+    def create_sealed(cls, state: RepoState, parent: Path, message: str) -> Worktree:
+        """A clone of the base commit's history alone (no later commit, tag or ref of the
+        repository), on a new branch: Aider works where the answer cannot be looked up. The
+        branch reaches the repository by `deliver`."""
+        from sandlot.repos.source import bundle_from_path
+
+        branch = f"sandlot/coder-{slug(message)}-{secrets.token_hex(3)}"
+        path = parent / "worktree"
+        (parent / "bundle").mkdir(parents=True)
+        if state.owner is not None:
+            state.owner.give(parent)  # git, as the owner, bundles and clones in it
+        bundle, _ = bundle_from_path(state.root, state.head, parent / "bundle", state.owner)
+        git(parent, "clone", "-q", "--no-tags", "-b", "base", str(bundle), str(path),
+            owner=state.owner)  # fmt: skip
+        tree = cls(state.root, path, branch, state.head, state.owner, sealed=True)
+        tree.git("checkout", "-q", "-b", branch)
+        tree.git("branch", "-q", "-D", "base")
+        tree.git("remote", "remove", "origin")
+        return tree
+
+    def deliver(self) -> None:
+        """The sealed clone's branch, fetched into the repository (nothing else of it)."""
+        if self.sealed:
+            ref = f"refs/heads/{self.branch}"
+            git(self.repo, "fetch", "-q", "--no-tags", str(self.path), f"+{ref}:{ref}",
+                owner=self.owner)  # fmt: skip
 
     @classmethod
     def create(cls, state: RepoState, parent: Path, message: str) -> Worktree:
@@ -166,6 +196,9 @@ class Worktree:
 
     def remove(self) -> None:
         """Drop the checkout; the branch (the deliverable) stays."""
+        if self.sealed:
+            shutil.rmtree(self.path, ignore_errors=True)
+            return
         git(self.repo, "worktree", "remove", "--force", str(self.path), check=False,
             owner=self.owner)  # fmt: skip
         git(self.repo, "worktree", "prune", check=False, owner=self.owner)

@@ -12,7 +12,8 @@ The steps, in the order STEPS runs them: `apt.py` (Debian's packages), `python.p
 Python), `go.py` (the toolchain and its warm build cache), `gomod.py` (the Go module set),
 `node.py` (npm packages, jest's files), `jars.py` (the JVM rows' jars), `jvm.py` (class-data
 archives), `ruby.py` and `r.py` (the boot files Ruby and R start from), `rust.py` (the Rust
-toolchain and crate set), `catch2.py` (its main and header).
+toolchain and crate set), `catch2.py` (its main and header); `egress.py` keeps the host's own
+squid service off (sandlot runs its own).
 What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands, with
 Debian's PATH), `files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a
 step concern), `sets.py` (the registries' package sets: mirrors, status files); `locks.py` is
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from sandlot.install.apt import ensure_apt
 from sandlot.install.catch2 import ensure_catch2
+from sandlot.install.egress import ensure_squid_quiet
 from sandlot.install.go import ensure_go, ensure_go_cache
 from sandlot.install.gomod import ensure_go_modules
 from sandlot.install.jars import ensure_jars
@@ -47,6 +49,7 @@ __all__ = ["STEPS", "Mirrors", "Setup", "SetupError", "Step", "install", "run_st
 
 STEPS: tuple[Step, ...] = (
     Step("apt packages", None, ensure_apt),
+    Step("egress proxy", None, ensure_squid_quiet),
     Step("sandbox python", frozenset({"python", "pytest"}), ensure_python),
     Step("go toolchain", rows_using("{runtime}/go"), ensure_go),
     Step("go build cache", rows_using("{runtime}/go-cache"), ensure_go_cache),

@@ -17,9 +17,9 @@ from sandlot.install.step import Setup, SetupError
 
 # The jail (bubblewrap; a C compiler, and musl with glibc's libc.a as the fallback, for the boxes'
 # static init: jail/box_init.py), venvs, mount/setpriv; curl and jq, which the docs' examples
-# call the server with.
-BASE_APT = ("bubblewrap", "gcc", "libc6-dev", "musl-tools", "python3-venv", "util-linux", "curl",
-            "jq")  # fmt: skip
+# call the server with; and repository setups' egress proxy (squid: repos/egress.py) and git.
+BASE_APT = ("bubblewrap", "gcc", "git", "libc6-dev", "musl-tools", "python3-venv", "squid",
+            "util-linux", "curl", "jq")  # fmt: skip
 APT_LISTS = Path("/var/lib/apt/lists")
 APT_LISTS_MAX_AGE = 24 * 3600.0  # older package lists are refreshed before an install
 # Wait for another apt to finish rather than fail; plain output, no pseudo-terminal.

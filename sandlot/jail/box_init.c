@@ -12,7 +12,8 @@
      HOSTNAME  the box's hostname;
      NET       a network namespace to join (an earlier box's, which its run left as it was
                made: zygote.py's Networks), or -1 for a new one with loopback up;
-     STEP      the per-box mounts: "tmpfs" PATH SIZE | "proc" PATH | "dev" PATH.
+     STEP      the per-box mounts: "tmpfs" PATH SIZE | "proc" PATH | "dev" PATH | "bind" FD PATH,
+               FD a detached mount (open_tree) the zygote made of a run's own directory.
 
    On the channel: the zygote sends the seccomp filter (raw BPF); the init builds the box,
    confines itself and answers "ready" with what that cost in CPU and descriptors of its
@@ -128,6 +129,22 @@ static void loopback_up(void) {
     close(s);
 }
 
+#ifndef SYS_move_mount
+#define SYS_move_mount 429 /* the same on every architecture (Linux 5.2) */
+#endif
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+
+/* A run's own directory (a detached mount, fd) attached at dst: writable, no devices, no
+   set-uid programs. */
+static void attach(const char *fd, const char *dst) {
+    int tree = atoi(fd);
+    char what[PATH + 16];
+    snprintf(what, sizeof what, "attach %s", dst);
+    check(syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH), what);
+    close(tree);
+    do_mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV, NULL);
+}
+
 static void enter_cgroup(const char *procs) {
     int fd = open(procs, O_WRONLY | O_CLOEXEC);
     check(fd, "cgroup");
@@ -155,6 +172,9 @@ static void build_box(int template, const char *hostname, int net, char **steps,
         } else if (!strcmp(step[0], "dev") && step[1]) {
             mount_devpts(step[1]);
             step += 2;
+        } else if (!strcmp(step[0], "bind") && step[1] && step[2]) {
+            attach(step[1], step[2]);
+            step += 3;
         } else {
             errno = EINVAL;
             fail(step[0]);
@@ -384,8 +404,11 @@ int main(int argc, char **argv) {
     int template = atoi(argv[2]);
     unsigned uid = strtoul(argv[3], NULL, 10);
     int net = atoi(argv[6]);
-    int keep[] = {0, 1, 2, chan, template, net};
-    close_all_but(keep, sizeof keep / sizeof *keep);
+    int keep[6 + 64] = {0, 1, 2, chan, template, net}, kept = 6;
+    for (int i = 7; i + 2 < argc && kept < 6 + 64; i++) /* a run's own binds' mounts */
+        if (!strcmp(argv[i], "bind"))
+            keep[kept++] = atoi(argv[i + 1]);
+    close_all_but(keep, kept);
 
     static char bpf[65536];
     ssize_t len = recv(chan, bpf, sizeof bpf, 0);

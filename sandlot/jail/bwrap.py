@@ -47,7 +47,8 @@ DEFAULT_ENV = {
 
 # A plan step is (kind, *args):
 #   ("ro-bind", src, dst) ("bind", src, dst) ("symlink", target, dst) ("tmpfs", dst, size)
-#   ("proc", dst) ("dev", dst) ("remount-ro", dst)
+#   ("proc", dst) ("dev", dst) ("remount-ro", dst) ("run-bind", src, dst): writable, this box's
+#   alone (RunSpec.binds), never part of a template
 Step = tuple[str, ...]
 
 
@@ -136,6 +137,18 @@ def hidden_in_a_box(path: str) -> str | None:
     return next((own for own in BOX_OWN if path == own or path.startswith(own + "/")), None)
 
 
+def box_path(path: str) -> str:
+    """`path` as a place a run's own bind may go: absolute, normal, and not where the box has
+    something of its own (or ValueError saying why)."""
+    parts = path.split("/")
+    if not path.startswith("/") or any(p in ("", ".", "..") for p in parts[1:]) or "\0" in path:
+        raise ValueError(f"a run's bind needs an absolute, normal path below /, not {path!r}")
+    top = "/" + parts[1]
+    if (own := hidden_in_a_box(path)) or top in ("/etc", "/usr", *(link for _, link in USR_LINKS)):
+        raise ValueError(f"a run's bind cannot go to {path!r}: the box has {own or top} itself")
+    return path
+
+
 def plan(layout: BoxLayout, spec: RunSpec) -> list[Step]:
     steps: list[Step] = [("ro-bind", "/usr", "/usr")]
     steps += [("symlink", target, link) for target, link in USR_LINKS]
@@ -150,6 +163,7 @@ def plan(layout: BoxLayout, spec: RunSpec) -> list[Step]:
             seen.add(path)
             steps.append(("ro-bind", path, path))
     steps.append(("bind", layout.workdir, BOX_WORKDIR))
+    steps += [("run-bind", src, box_path(dst)) for src, dst in spec.binds]
     # The root and /dev are tmpfs the box could fill: read-only once everything is mounted.
     steps += [("remount-ro", "/dev"), ("remount-ro", "/")]
     return steps
@@ -173,6 +187,8 @@ def command(layout: BoxLayout, spec: RunSpec, seccomp_fd: int) -> list[str]:
     for kind, *args in plan(layout, spec):
         if kind == "tmpfs":
             argv += ["--size", args[1], "--tmpfs", args[0]]
+        elif kind == "run-bind":
+            argv += ["--bind", *args]
         else:
             argv += [f"--{kind}", *args]
     argv += ["--chdir", BOX_WORKDIR]

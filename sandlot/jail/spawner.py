@@ -90,7 +90,9 @@ class Spawner:
             self._wipe()
         self.slot.end_run(group)  # not on a failure: the next group is made once that is cleared
         clock.lap("wipe")
-        if cfg.boxes == "zygote":  # nothing else runs in this slot: a box may wait
+        # Nothing else runs in this slot: a box may wait; but not one holding what was this
+        # run's alone (its directories, its network).
+        if cfg.boxes == "zygote" and not spec.binds and spec.network is None:
             self._next = self.slot.run_group()
             self._prepare_next(spec, self._next)
         clock.lap("prepare")
@@ -232,8 +234,13 @@ class Spawner:
         return self.config.all_cpus if spec.any_cpu else ()
 
     def _zygote_builds(self, spec: RunSpec) -> bool:
-        return self.config.boxes == "zygote" or (
-            spec.warm and spec.argv[0] == self.config.zygote_python
+        """bubblewrap can join no network namespace: such runs, and runs with binds of their
+        own, are always built by the zygote."""
+        return (
+            self.config.boxes == "zygote"
+            or bool(spec.binds)
+            or spec.network is not None
+            or (spec.warm and spec.argv[0] == self.config.zygote_python)
         )
 
     def _zygote(self) -> Zygote:

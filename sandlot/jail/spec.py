@@ -58,6 +58,11 @@ class RunSpec:
 
     `any_cpu`: the program may use every CPU the jail may, not only its slot's (placement.py):
     for a compiler or a repository's tests, which start many threads, and run alone or rarely.
+
+    `binds` are (host directory, box path) pairs mounted writable in this run's box alone (never
+    in a template a later box is copied from): a repository's tree prepared for this one run.
+    `network` is the path of a network namespace the box joins instead of a new one of its own
+    (whoever made it decides what it reaches); such runs are always built by the zygote.
     """
 
     argv: tuple[str, ...]
@@ -69,6 +74,8 @@ class RunSpec:
     limits: Limits = Limits()
     warm: bool = False
     any_cpu: bool = False
+    binds: tuple[tuple[str, str], ...] = ()
+    network: str | None = None
 
 
 @dataclass(slots=True)

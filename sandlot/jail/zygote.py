@@ -135,10 +135,10 @@ def dev(dst):
     os.makedirs(os.path.join(dst, "pts"))
 
 
-# Steps whose mounts belong to one box only: a fresh /proc for its pid namespace, and fresh
-# tmpfs for /tmp and /dev/shm. Every other step is read-only or wiped between runs (the work
-# dir), so it is built once, in a template, and copied into each box.
-PER_BOX = ("proc", "tmpfs")
+# Steps whose mounts belong to one box only: a fresh /proc for its pid namespace, fresh tmpfs
+# for /tmp and /dev/shm, and a run's own binds. Every other step is read-only or wiped between
+# runs (the work dir), so it is built once, in a template, and copied into each box.
+PER_BOX = ("proc", "tmpfs", "run-bind")
 
 
 def build_template(root, steps):
@@ -155,7 +155,7 @@ def build_template(root, steps):
         elif kind == "symlink":
             os.symlink(args[0], root + args[1])
         elif kind in PER_BOX:
-            os.makedirs(root + args[0], mode=0o755, exist_ok=True)
+            os.makedirs(root + args[-1 if kind == "run-bind" else 0], mode=0o755, exist_ok=True)
         elif kind == "dev":
             dev(root + args[0])
         elif kind == "remount-ro":
@@ -226,7 +226,7 @@ class Templates:
         self.by_key = {}
 
     def get(self, box):
-        key = json.dumps([box["root"], box["plan"]])
+        key = json.dumps([box["root"], template_steps(box["plan"])])
         template = self.by_key.pop(key, None) or Template(box)
         self.by_key[key] = template  # now the most recent
         while len(self.by_key) > self.KEEP:
@@ -237,6 +237,24 @@ class Templates:
         """Drop every template (and the mounts they hold: a live box's old work dir)."""
         while self.by_key:
             self.by_key.popitem()[1].close()
+
+
+def template_steps(plan):
+    """What of a plan its template holds: a run's own bind only as the place it goes."""
+    return [step if step[0] != "run-bind" else ["run-bind", step[-1]] for step in plan]
+
+
+# open_tree(2) and its flags (the same numbers on every architecture: a syscall added in 5.2).
+SYS_OPEN_TREE, OPEN_TREE_CLONE = 428, 1
+libc.syscall.restype = ctypes.c_long
+
+
+def clone_tree(path):
+    """A detached copy of the mount at `path` (not of the mounts below it), as a descriptor the
+    box's init attaches in its own mount namespace: opened here, where host paths are seen."""
+    fd = libc.syscall(SYS_OPEN_TREE, -100, os.fsencode(path), OPEN_TREE_CLONE | os.O_CLOEXEC)
+    check(-1 if fd < 0 else 0, f"open_tree {path}")
+    return fd
 
 
 def drop_to(uid):
@@ -642,12 +660,25 @@ class Box:
         self.namespaces = []  # the box's, once it is ready
         self.mounts = None  # its mount namespace, held from its run's start (see release)
         self.key = json.dumps(box, sort_keys=True)
-        # Its network namespace, to hand on once it is gone (with its state when new).
-        self.net = networks.take() if box["reuse_net"] else None
+        # Its network namespace: one it is told to join (never handed on), or one to hand on
+        # once it is gone (with its state when new).
+        joined = box.get("net") or ""
+        self.net = networks.take() if box["reuse_net"] and not joined else None
+        trees = []  # a run's own binds: detached copies of their mounts, attached by the init
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        passed = (theirs.fileno(), template, self.net[0] if self.net else -1)
+        try:
+            net = os.open(joined, os.O_RDONLY | os.O_CLOEXEC) if joined else -1
+            steps = per_box_steps(box["plan"], trees)
+        except BaseException:
+            for fd in trees:
+                os.close(fd)
+            ours.close()
+            theirs.close()
+            self.hand_on()
+            raise
+        passed = (theirs.fileno(), template, self.net[0] if self.net else net, *trees)
         argv = [init, *map(str, passed[:2]), str(box["uid"]), box["cgroup"], box["hostname"],
-                str(passed[2]), *per_box_steps(box["plan"])]  # fmt: skip
+                str(passed[2]), *steps]  # fmt: skip
         try:
             # For our next child only (our own pid namespace stays): it is pid 1 of a new one.
             check(libc.unshare(CLONE_NEWPID), "unshare")
@@ -663,6 +694,8 @@ class Box:
             raise
         finally:
             theirs.close()
+            for fd in (*trees, *([net] if net >= 0 else [])):
+                os.close(fd)
             check(libc.setns(OWN_PID_NS, CLONE_NEWPID), "setns")
         self.chan = ours
         self.chan.send(confinement.bpf)
@@ -729,12 +762,21 @@ class Box:
 
 
 # What a box's init mounts for itself: every other step is in its template.
-PER_BOX_INIT = ("tmpfs", "proc", "dev")
+PER_BOX_INIT = ("tmpfs", "proc", "dev", "run-bind")
 RLIM_MASK = (1 << 64) - 1
 
 
-def per_box_steps(plan):
-    return [str(arg) for kind, *args in plan if kind in PER_BOX_INIT for arg in (kind, *args)]
+def per_box_steps(plan, trees):
+    """The init's STEP arguments; a run's own bind becomes "bind FD PATH", FD a copy of the
+    mount to attach (appended to `trees`)."""
+    out = []
+    for kind, *args in plan:
+        if kind == "run-bind":
+            trees.append(clone_tree(args[0]))
+            out += ["bind", str(trees[-1]), args[1]]
+        elif kind in PER_BOX_INIT:
+            out += [kind, *map(str, args)]
+    return out
 
 
 def exec_request(run):

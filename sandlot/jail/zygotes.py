@@ -151,6 +151,7 @@ def box_request(
         "hostname": bwrap.HOSTNAME,
         "reuse_net": reuse_net,
         "cgroup": cgroup,
+        "net": spec.network or "",
     }
 
 

@@ -58,6 +58,12 @@ class CodeRequest(BaseModel):
         description="seconds of model retries allowed",
     )  # fmt: skip
     stream: bool = False
+    setup: str | None = Field(
+        None, max_length=65536, description="work in phases: set the repository's environment "
+        "up first ('auto', or its own command; cached), Aider on the base's history alone, "
+        "the result proved against the base's tests",
+    )  # fmt: skip
+    allow_test_changes: bool = Field(False, description="the proof grades Aider's test edits")
 
 
 class RepoTestsRequest(BaseModel):

@@ -91,7 +91,7 @@ def test_submit_simple_shape(api: httpx.Client) -> None:
 
 def test_unknown_dataset_or_id_is_404_with_what_exists(api: httpx.Client) -> None:
     r = api.post("/submit", json={"dataset": "humaneva", "id": 0, "completion": "x"})
-    assert r.status_code == 404 and "humaneval_python" in r.json()["detail"]
+    assert r.status_code == 404 and "did you mean 'humaneval'" in r.json()["detail"]
     r = api.post("/submit", json={"dataset": "mbpp", "id": 9999, "completion": "x"})
     assert r.status_code == 404 and "974 problems" in r.json()["detail"]
     r = api.post("/get_prompt_by_id", json={"dataset": "nope", "id": 1, "config": {}})

@@ -18,9 +18,9 @@ GOOD = "    return [x for x in strings if substring in x]\n"
 BAD = "    return strings\n"
 
 
-def sandlot(*args: str) -> subprocess.CompletedProcess[str]:
+def sandlot(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "SANDLOT_STATE_DIR": f"{STATE_ROOT}/cli-eval",
-           "SANDLOT_UID_BASE": str(UID_BASE), "COLUMNS": "200"}  # fmt: skip
+           "SANDLOT_UID_BASE": str(UID_BASE), "COLUMNS": "200", **(env or {})}  # fmt: skip
     return subprocess.run([sys.executable, "-m", "sandlot", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)  # fmt: skip
 
@@ -120,3 +120,16 @@ def test_eval_against_a_server_checks_the_dataset_and_ids_first(
     assert done.returncode == 2 and "HumanEval/9999" in done.stderr, done.stderr + done.stdout
     typo = sandlot("eval", "-d", "humanevl", "-s", str(samples), "--server", server.url)
     assert typo.returncode == 2 and "did you mean" in typo.stderr, typo.stderr
+
+
+def test_eval_on_this_machine_waits_for_slots_however_long_the_runs(tmp_path: Path) -> None:
+    """The time a request may wait to start is a remote client's patience: `sandlot eval` on
+    this machine keeps its samples in line as long as it takes, never refusing its own."""
+    samples = tmp_path / "samples.jsonl"
+    slow = "    import time\n    time.sleep(1.5)\n    return False\n"
+    rows = [{"task_id": f"HumanEval/{i}", "completion": slow} for i in range(3)]
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = {"SANDLOT_SLOTS": "1", "SANDLOT_QUEUE_TIMEOUT": "0.5"}
+    done = sandlot("eval", "-d", "humaneval", "-s", str(samples), env=env)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "0/3" in done.stdout

@@ -27,6 +27,7 @@ log = logging.getLogger("sandlot.access")
 HEADER = b"x-request-id"
 _TOKEN = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 UNMATCHED = "unmatched"
+CLIENT_GONE = 499  # no answer: the client left first (nginx's "client closed request")
 
 
 def request_id(headers: list[tuple[bytes, bytes]]) -> str:
@@ -49,7 +50,8 @@ class Access:
         record = telemetry.RequestRecord(request_id(headers))
         token = telemetry.CURRENT.set(record)
         echo = (HEADER, record.id.encode())
-        status, sent = 500, 0
+        status: int | None = None
+        sent, failed = 0, True
 
         async def send_with_id(message: Message) -> None:
             nonlocal status, sent
@@ -62,7 +64,10 @@ class Access:
 
         try:
             await self.app(scope, receive, send_with_id)
+            failed = False
         finally:
+            if status is None:  # nothing was answered: an error, or the client left
+                status = 500 if failed else CLIENT_GONE
             telemetry.CURRENT.reset(token)
             route = scope.get("route")
             endpoint = getattr(route, "path", None) or UNMATCHED

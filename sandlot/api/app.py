@@ -3,7 +3,8 @@
 Routes live in `run.py`, `batch.py`, `status.py`, `judge.py`, `coder.py`, `sessions.py` and
 `playground.py` (the web pages); they reach the Service through `deps.ServiceDep`. Validation
 there, decisions in the layers below. Request IDs, the access log and metrics (`access.py`) and
-API keys and the tenant they name (`auth.py`) are middleware.
+API keys and the tenant they name (`auth.py`) and dropping the requests whose client has gone
+(`gone.py`) are middleware.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sandlot import __version__
 from sandlot.api import batch, coder, errors, judge, playground, run, schema, sessions, status
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
+from sandlot.api.gone import ClientGone
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
 from sandlot.api.peers import PeerClient, Peers, SessionRoutes
 from sandlot.service import Service
@@ -58,6 +60,7 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
     app.add_middleware(APIKeys, keys=cfg.keys(), metrics_open=cfg.metrics_open)  # and tenants
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
     app.add_middleware(HostCheck, names=names)  # a foreign Host gets nothing
+    app.add_middleware(ClientGone)  # a request whose client left is cancelled where it is
     app.add_middleware(Access)  # every answer, refusals too, has an ID and a log line
     if peers is not None:  # outermost: whose request another worker forwarded
         app.add_middleware(PeerClient, peers=peers)

@@ -11,8 +11,10 @@ anything is judged or reused.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -122,7 +124,9 @@ async def run_local(
     from sandlot.judge.batch import judge_many, record
     from sandlot.service import Service
 
-    service = Service(load_config(config)).start()
+    # Its own samples: they wait their turns as long as it takes (no client here gives up).
+    patient = dataclasses.replace(load_config(config), queue_timeout=math.inf)
+    service = Service(patient).start()
     try:
         judge = service.judge
         cfg = JudgeConfig(language=language, extra=extra)

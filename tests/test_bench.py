@@ -114,3 +114,14 @@ def test_row_change_compares_a_rows_programs_output_by_output(tmp_path: Path, ta
         assert done.returncode == 1, done.stdout + done.stderr
         assert "identical output and exit: 0 of 12" in done.stdout
         assert "program 9: " in done.stdout and "... and 2 more programs" in done.stdout
+
+
+def test_rl_overload_accounts_for_every_request(tmp_path: Path) -> None:
+    out = tmp_path / "overload.json"
+    bench("bench/rl.py", "--overload", "3", "--duration", "4", "--case-seconds", "0.3",
+          "--problems", "4", "--cases", "2", "--slots", "1", "--out", str(out))  # fmt: skip
+    figures = json.loads(out.read_text())["overload"]
+    assert figures["sent"] > 0 and figures["other_errors"] == 0, figures
+    ends = ("answered_in_time", "gave_up_after_504s", "read_timeouts")
+    assert sum(figures[k] for k in ends) == figures["sent"], figures
+    assert 0 < figures["right"] <= figures["answered_in_time"], figures  # wrong samples too

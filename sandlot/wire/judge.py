@@ -116,6 +116,20 @@ class GetMetricsRequest(BaseModel):
     results: list[dict[str, Any]] = []
 
 
+class GetMetricsFunctionRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dataset: Dataset
+    config: TestConfig = TestConfig()
+
+
+class GetMetricsFunctionResult(BaseModel):
+    function: str | None = Field(
+        description="Python source defining get_metrics(results), to run with k_targets and "
+        "repeats defined; null for a dataset without one"
+    )
+
+
 class Sample(BaseModel):
     model_config = ConfigDict(
         extra="ignore",

@@ -130,6 +130,7 @@ def test_response(run: TestRun) -> RunCodeResponse:
     out = response(run.execution)
     out.tests = [case_out(c) for c in run.cases]
     out.passed = run.passed
+    out.message = run.message
     if out.status == RunStatus.Success and not run.passed:
         out.status = RunStatus.Failed
     return out

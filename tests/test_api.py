@@ -349,6 +349,48 @@ def test_malformed_json(client):
     assert "JSON" in r.json()["detail"]
 
 
+def test_malformed_json_says_why_and_where(client):
+    r = client.post("/run_code", content=b'{"code": "print(1)",\n "language": "python",}',
+                    headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 422
+    assert r.json()["detail"] == (
+        "the body is not valid JSON: Expecting property name enclosed in double quotes, at "
+        "line 2, column 23"
+    )
+
+
+@pytest.mark.parametrize(("fields", "says"), [
+    ({"timeout": 100000}, "timeout=100000 is above this server's maximum of 300"),
+    ({"timeout": 1, "run_timeout": 2},
+     "timeout and run_timeout are the same setting: give one (got timeout=1, run_timeout=2)"),
+    ({"memory_limit_MB": "lots"},
+     "memory_limit_MB: a whole number of MiB, at least 1, or -1 for the server's default"),
+])  # fmt: skip
+def test_limits_are_named_as_they_were_sent(client, fields, says):
+    r = client.post("/run_code", json={"code": "print(1)", "language": "python", **fields})
+    assert r.status_code in (400, 422), r.text
+    assert says in r.json()["detail"], r.json()["detail"]
+    assert "run_timeout=" not in r.json()["detail"] or "run_timeout" in fields
+
+
+def test_the_same_timeout_twice_is_fine(client):
+    body = {"code": "print(1)", "language": "python", "timeout": 5, "run_timeout": 5}
+    assert client.post("/run_code", json=body).json()["status"] == "Success"
+
+
+def test_a_wrong_method_is_told_the_right_one(client):
+    r = client.get("/run_code")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert r.json()["detail"] == "/run_code takes POST (with a JSON body), not GET"
+
+
+def test_head_is_answered_wherever_get_is(client):
+    for path in ("/playground/", "/health", "/v1/ping", "/languages"):
+        get, head = client.get(path), client.head(path)
+        assert head.status_code == get.status_code == 200, path
+        assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"]
+
+
 def test_code_over_the_size_limit_is_413(client):
     r = client.post("/run_code", json={"code": "#" * (5 << 20), "language": "python"})
     assert r.status_code == 413

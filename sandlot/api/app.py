@@ -19,6 +19,7 @@ from sandlot.api import batch, coder, errors, judge, playground, run, schema, se
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
 from sandlot.api.gone import ClientGone
+from sandlot.api.head import HeadAsGet
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
 from sandlot.api.peers import PeerClient, Peers, SessionRoutes
 from sandlot.service import Service
@@ -60,11 +61,14 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
     app.add_middleware(APIKeys, keys=cfg.keys(), metrics_open=cfg.metrics_open)  # and tenants
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
     app.add_middleware(HostCheck, names=names)  # a foreign Host gets nothing
+    app.add_middleware(HeadAsGet)  # every GET route answers HEAD
     app.add_middleware(ClientGone)  # a request whose client left is cancelled where it is
-    app.add_middleware(Access)  # every answer, refusals too, has an ID and a log line
+    routers = (run, batch, status, judge, coder, sessions, playground)
+    routes = [route for module in routers for route in module.router.routes]
+    app.add_middleware(Access, routes=routes)  # every answer, refusals too: an ID, a log line
     if peers is not None:  # outermost: whose request another worker forwarded
         app.add_middleware(PeerClient, peers=peers)
-    for module in (run, batch, status, judge, coder, sessions, playground):
+    for module in routers:
         app.include_router(module.router)
     from sandlot.mcp import http as mcp  # the MCP SDK is imported only by a server
 

@@ -64,6 +64,7 @@ def code_request(req: RunCodeRequest) -> CodeRequest:
         stdin=(req.stdin or "").encode(),
         fetch=tuple(req.fetch_files or ()),
         strict=bool(req.strict),
+        run_timeout_field="run_timeout" if req.run_timeout is not None else "timeout",
         **asked,
     )
 

@@ -23,7 +23,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from sandlot.cli.common import ConfigOpt, console, fail, load_config
+from sandlot.cli.common import ConfigOpt, console, fail, load_config, show_table
 from sandlot.errors import SandlotError
 
 if TYPE_CHECKING:  # the judge is imported by the commands that judge, not by every command
@@ -168,6 +168,25 @@ def wire_run_time(result: EvalResult) -> float | None:
     return round(sum(times), 6) if times else None
 
 
+def datasets_command(
+    as_json: Annotated[bool, typer.Option("--json", help="print them as JSON")] = False,
+    config: ConfigOpt = None,
+) -> None:
+    """List the datasets this machine can judge, with their aliases (what --dataset takes)."""
+    from sandlot.service import Service
+
+    judge = Service(load_config(config)).judge  # no jail: the datasets only
+    specs = judge.datasets.specs.values()
+    rows = [{"name": s.name, "aliases": list(s.aliases), "language": s.language,
+             "summary": s.summary} for s in specs]  # fmt: skip
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    show_table(("dataset", "aliases", "language", "summary"),
+               [(r["name"], ", ".join(r["aliases"]), r["language"] or "any", r["summary"])
+                for r in rows])  # fmt: skip
+
+
 def write_report(path: Path, records: list[dict[str, Any]], ks: list[int], title: str) -> None:
     try:
         from sandlot import reports
@@ -181,7 +200,9 @@ def write_report(path: Path, records: list[dict[str, Any]], ks: list[int], title
 
 
 def eval_command(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="dataset id (sandlot: list)")],
+    dataset: Annotated[
+        str, typer.Option("--dataset", "-d", help="dataset id (`sandlot datasets` lists them)")
+    ],
     samples: Annotated[
         Path, typer.Option("--samples", "-s", help="JSONL: {task_id|id, completion} per line")
     ],

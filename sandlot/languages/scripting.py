@@ -115,6 +115,7 @@ ROWS: tuple[Language, ...] = (
         name="R",
         aliases=("rscript",),
         source="main.R",
+        suffixes=(".r",),
         run=("/usr/bin/Rscript", "{src}"),
         version=("/usr/bin/Rscript", "--version"),
         binds=("/etc/R", R_DIR),

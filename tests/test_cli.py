@@ -104,6 +104,7 @@ def test_setup_is_idempotent_and_quick_when_installed():
     assert done.returncode == 0, done.stderr
     assert "apt packages: ok (already present)" in done.stdout
     assert "sandbox python: skipped" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("done: start the server with `make serve`")
 
 
 def test_setup_unknown_language():

@@ -197,6 +197,8 @@ def setup(
             console.print(install_aider(cfg.runtime_dir, log=console.print), highlight=False)
     except SandlotError as exc:
         raise fail(str(exc), 1) from None
+    console.print("done: start the server with `make serve` (or `sandlot serve`); "
+                  "`sandlot languages` shows what it can run", highlight=False)  # fmt: skip
 
 
 def mirrors_of(cfg: Config) -> Mirrors:

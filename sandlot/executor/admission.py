@@ -216,8 +216,10 @@ class Admission:
 
     def _shed(self, now: float) -> None:
         """Refuse now the waiting requests that would not start before their deadline."""
+        if now < self._next_shed:
+            return
         hold = self._hold()
-        if now < self._next_shed or hold is None:
+        if hold is None:
             return
         self._next_shed = now + SHED_EVERY
         kept: deque[Lane] = deque()

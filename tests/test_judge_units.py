@@ -408,14 +408,15 @@ def test_a_completion_without_code_is_judged_in_the_language_it_would_have_run()
 
 def test_the_dataset_names_the_docs_use_are_the_ones_listed() -> None:
     """GET /list_datasets lists the datasets' own names (aliases such as `humaneval` are taken
-    too, but not listed): the README's examples and the API's use listed names."""
+    too, but not listed): the docs' examples and the API's use listed names."""
     import re
 
     from sandlot.wire.judge import Dataset
 
     listed = set(Datasets(REGISTRY).names())
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    used = re.findall(r'"dataset": "([^"]+)"', readme)
-    used += re.findall(r"sandlot eval (?:--dataset|-d) ([a-z_0-9]+)", readme)
+    root = Path(__file__).resolve().parents[1]
+    text = "\n".join(p.read_text() for p in [root / "README.md", *(root / "docs").glob("*.md")])
+    used = re.findall(r'"dataset": "([^"]+)"', text)
+    used += re.findall(r"sandlot eval (?:--dataset|-d) ([a-z_0-9]+)", text)
     used += [str(e) for e in Dataset.__metadata__[0].examples]  # type: ignore[attr-defined]
     assert used and set(used) <= listed, set(used) - listed

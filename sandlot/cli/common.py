@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -33,7 +34,7 @@ def load_config(path: Path | None, **overrides: object) -> Config:
         raise fail(str(exc)) from None
 
 
-def show_table(headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def show_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     """A table for a person at a terminal; tab-separated lines, header first, for a pipe (a
     table would be cut to 80 columns there)."""
     if console.is_terminal:

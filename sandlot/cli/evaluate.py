@@ -177,14 +177,14 @@ def datasets_command(
 
     judge = Service(load_config(config)).judge  # no jail: the datasets only
     specs = judge.datasets.specs.values()
-    rows = [{"name": s.name, "aliases": list(s.aliases), "language": s.language,
-             "summary": s.summary} for s in specs]  # fmt: skip
     if as_json:
+        rows = [{"name": s.name, "aliases": list(s.aliases), "language": s.language,
+                 "summary": s.summary} for s in specs]  # fmt: skip
         print(json.dumps(rows, indent=2))
         return
     show_table(("dataset", "aliases", "language", "summary"),
-               [(r["name"], ", ".join(r["aliases"]), r["language"] or "any", r["summary"])
-                for r in rows])  # fmt: skip
+               [(s.name, ", ".join(s.aliases), s.language or "any", s.summary)
+                for s in specs])  # fmt: skip
 
 
 def write_report(path: Path, records: list[dict[str, Any]], ks: list[int], title: str) -> None:
@@ -300,11 +300,10 @@ def eval_command(
     table.add_row("accepted", f"{sum(a for _, a in pairs)}/{len(pairs)}")
     console.print(table)
     fewest = min(counts(pairs).values(), default=(0, 0))[0]
-    for k in sorted(set(ks)):
-        if f"pass@{k}" not in scores:
-            console.print(
-                f"pass@{k} needs {k} samples of every problem; the fewest here is {fewest}"
-            )
+    for wanted in sorted(set(ks)):
+        if f"pass@{wanted}" not in scores:
+            console.print(f"pass@{wanted} needs {wanted} samples of every problem; "
+                          f"the fewest here is {fewest}")  # fmt: skip
     console.print(f"per-sample results: {out}")
     if report is not None:
         records = [done[s.key] for s in all_samples if s.key in done]

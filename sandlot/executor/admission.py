@@ -169,7 +169,8 @@ class Admission:
         since = self.clock()
         try:
             while True:
-                budget = lane.deadline - self.clock() if lane.budgeted() else None
+                deadline = lane.deadline if lane.budgeted() else None
+                budget = None if deadline is None else deadline - self.clock()
                 try:
                     async with asyncio.timeout(budget):
                         index = await asyncio.shield(future)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
+from typing import Any
 
 
 def field_of(result, name):
@@ -72,7 +74,7 @@ def mhpp_categories(results):
     return out
 
 
-CATEGORIES = {"evoeval": evoeval_categories, "mhpp": mhpp_categories}
+CATEGORIES: dict[str, Callable[..., Any]] = {"evoeval": evoeval_categories, "mhpp": mhpp_categories}
 
 
 def source(dataset: str) -> str | None:
@@ -83,5 +85,5 @@ def source(dataset: str) -> str | None:
     named = re.sub(
         r"^def \w+\(", "def get_categories(", inspect.getsource(categories)
     )  # its name there
-    parts = [field_of, pass_at_k_v2, get_metrics]
+    parts: list[Callable[..., Any]] = [field_of, pass_at_k_v2, get_metrics]
     return "\n\n".join([*(inspect.getsource(f) for f in parts), named])

@@ -13,6 +13,11 @@ alike. Reported per way: wall time, cases/s, CPU ms per case (machine-wide and t
 tree's), errors, and the ratios the targets are stated in.
 
     .venv/bin/python bench/rl.py [--problems N] [--cases M] [--slots S] [--out FILE.json]
+
+With `--overload X` it measures instead how the server sheds load: `run_code` requests, as
+verl sends them, arriving open-loop at X times what the server can do (bench/overload.py).
+
+    .venv/bin/python bench/rl.py --overload 3 [--case-seconds 1] [--duration 60] [--slots 2]
 """
 
 from __future__ import annotations
@@ -203,7 +208,23 @@ def main() -> None:
     ap.add_argument("--batch-inflight", type=int, default=4, help="/run_batch requests in flight")
     ap.add_argument("--chunks", type=int, default=10, help="alternations of the three ways")
     ap.add_argument("--out", type=Path)
+    ap.add_argument(
+        "--overload",
+        type=float,
+        default=0.0,
+        help="instead: verl's requests at this multiple of capacity",
+    )
+    ap.add_argument(
+        "--case-seconds",
+        type=float,
+        default=1.0,
+        help="--overload: seconds each case holds its slot (asleep)",
+    )
+    ap.add_argument("--duration", type=float, default=60.0, help="--overload: seconds of arrivals")
     args = ap.parse_args()
+    if args.overload > 0:
+        overloaded(args)
+        return
 
     samples = build_samples(args.problems, args.cases)
     ways = {name: Way(name) for name in ("bare", "run_code", "run_batch")}
@@ -233,6 +254,23 @@ def main() -> None:
     finally:
         stop_server(proc)
     report(ways, args)
+
+
+def overloaded(args: argparse.Namespace) -> None:
+    import overload
+
+    log = Path(tempfile.gettempdir()) / "sandlot-bench-rl-overload.log"
+    proc, url = start_server(args.slots, log, {"SANDLOT_LOG_FORMAT": "json"})
+    try:
+        wait_ping(url, proc, log)
+        figures = overload.run(url, log, build_samples(args.problems, args.cases), args.slots,
+                               args.overload, args.case_seconds, args.duration)  # fmt: skip
+    finally:
+        stop_server(proc)
+    print(json.dumps(figures, indent=2))
+    if args.out:
+        args.out.write_text(json.dumps({"machine": machine(), "args": vars(args) | {"out": None},
+                                        "overload": figures}, indent=2))  # fmt: skip
 
 
 def report(ways: dict[str, Way], args: argparse.Namespace) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -36,8 +37,10 @@ class _Engine:
         from sandlot.service import Service
 
         cfg = Config.load(config_path)
+        # queue_timeout: the driver's chunks wait their turns as long as it takes.
         cfg = dataclasses.replace(cfg, uid_base=cfg.uid_base + index * cfg.slots,
-                                  state_dir=f"{cfg.state_dir}/ray-{index}")  # fmt: skip
+                                  state_dir=f"{cfg.state_dir}/ray-{index}",
+                                  queue_timeout=math.inf)  # fmt: skip
         self.service = Service(cfg).start()
         if self.service.executor is None:
             raise SandlotError(f"no isolation on this node: {self.service.problem}")

@@ -159,7 +159,11 @@ class Config:
     queue_size: int = setting(
         256, "requests that may wait for a slot; beyond it the answer is 504", ge=0
     )
-    queue_timeout: float = setting(60.0, "seconds a request may wait for a slot before a 504", gt=0)
+    # verl reads an answer for compile + run timeout + 10 s and retries only a 504: a request
+    # that starts within 8 s still answers in its time, one that cannot is refused at once.
+    queue_timeout: float = setting(
+        8.0, "seconds a request may wait to start before a 504 (an RL client's patience)", gt=0
+    )
     uid_base: int = setting(
         61000,
         "uid of slot 0; slot k runs as uid_base + k (no user of this machine may have one)",

@@ -44,7 +44,12 @@ class SlotBroken(JailError):
 
 
 class Overloaded(SandlotError):
-    """Every slot is busy and the queue is full, or a request waited longer than allowed."""
+    """Every slot is busy and the queue is full, or a request cannot start within the time
+    allowed; `retry_after` says in how many seconds a new one may (None: no estimate)."""
+
+    def __init__(self, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class InvalidRequest(SandlotError):

@@ -94,6 +94,7 @@ class RequestRecord:
     runs: int = 0
     run_seconds: float = 0.0
     queue_seconds: float = 0.0
+    admitted: bool = False  # a run of it has held a slot: its other runs wait their turns
 
 
 CURRENT: ContextVar[RequestRecord | None] = ContextVar("sandlot_request", default=None)

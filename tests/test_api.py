@@ -69,6 +69,36 @@ def test_signal_is_a_negative_return_code(run):
     assert out["run_result"]["signal"] == 11
 
 
+@pytest.mark.parametrize(
+    ("code", "language", "fields", "words"),
+    [
+        ("while True: pass", "python", {"run_timeout": 1},
+         "time limit: the program was stopped after 1."),
+        ("x = bytearray(1 << 30)", "python", {"memory_limit_MB": 64},
+         "memory limit: the program was killed at 6"),
+        ("import sys\nwhile True: sys.stdout.write('x' * 65536)", "python", {},
+         "output limit: its stdout passed 8 MiB, so the program was stopped"),
+        ("raise SystemExit(3)", "python", {}, "the program exited with code 3"),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", "python", {},
+         "the program was killed by signal 11 (SIGSEGV)"),
+        ("int main( {", "cpp", {}, "the compile step failed with exit code 1"),
+    ],
+    ids=["time", "memory", "output", "exit", "signal", "compile"],
+)  # fmt: skip
+def test_a_failed_run_says_what_happened_in_message(run, code, language, fields, words):
+    out = run(code, language, **fields)
+    assert out["status"] == "Failed" and words in out["message"], out["message"]
+
+
+def test_failing_test_cases_say_how_many_in_message(run):
+    cases = [{"stdin": "1", "expected_stdout": "1"}, {"stdin": "2", "expected_stdout": "3"},
+             {"stdin": "3", "expected_stdout": "4"}]  # fmt: skip
+    out = run("print(input())", "python", test_cases=cases)
+    assert out["status"] == "Failed"
+    assert out["message"] == "2 of 3 test cases failed, the first is case 2: wrong answer"
+    assert run("print(1)", "python")["message"] == ""  # a success says nothing
+
+
 def test_compile_failure_leaves_run_result_null(run):
     out = run("int main( {", "cpp")
     assert out["status"] == "Failed"
@@ -105,7 +135,7 @@ def test_compiled_language_sees_files_in_both_steps(run):
 
 def test_time_limit_shape(run):
     out = run("import time; time.sleep(30)", "python", run_timeout=0.5)
-    assert out["status"] == "Failed" and out["message"] == ""
+    assert out["status"] == "Failed" and out["message"].startswith("time limit: ")
     assert out["run_result"]["status"] == "TimeLimitExceeded"
     assert out["run_result"]["return_code"] is None
     assert out["run_result"]["limit"] == "time"
@@ -319,6 +349,48 @@ def test_malformed_json(client):
     assert "JSON" in r.json()["detail"]
 
 
+def test_malformed_json_says_why_and_where(client):
+    r = client.post("/run_code", content=b'{"code": "print(1)",\n "language": "python",}',
+                    headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 422
+    assert r.json()["detail"] == (
+        "the body is not valid JSON: Expecting property name enclosed in double quotes, at "
+        "line 2, column 23"
+    )
+
+
+@pytest.mark.parametrize(("fields", "says"), [
+    ({"timeout": 100000}, "timeout=100000 is above this server's maximum of 300"),
+    ({"timeout": 1, "run_timeout": 2},
+     "timeout and run_timeout are the same setting: give one (got timeout=1, run_timeout=2)"),
+    ({"memory_limit_MB": "lots"},
+     "memory_limit_MB: a whole number of MiB, at least 1, or -1 for the server's default"),
+])  # fmt: skip
+def test_limits_are_named_as_they_were_sent(client, fields, says):
+    r = client.post("/run_code", json={"code": "print(1)", "language": "python", **fields})
+    assert r.status_code in (400, 422), r.text
+    assert says in r.json()["detail"], r.json()["detail"]
+    assert "run_timeout=" not in r.json()["detail"] or "run_timeout" in fields
+
+
+def test_the_same_timeout_twice_is_fine(client):
+    body = {"code": "print(1)", "language": "python", "timeout": 5, "run_timeout": 5}
+    assert client.post("/run_code", json=body).json()["status"] == "Success"
+
+
+def test_a_wrong_method_is_told_the_right_one(client):
+    r = client.get("/run_code")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert r.json()["detail"] == "/run_code takes POST (with a JSON body), not GET"
+
+
+def test_head_is_answered_wherever_get_is(client):
+    for path in ("/playground/", "/health", "/v1/ping", "/languages"):
+        get, head = client.get(path), client.head(path)
+        assert head.status_code == get.status_code == 200, path
+        assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"]
+
+
 def test_code_over_the_size_limit_is_413(client):
     r = client.post("/run_code", json={"code": "#" * (5 << 20), "language": "python"})
     assert r.status_code == 413
@@ -348,6 +420,7 @@ NUMERIC = {  # route -> (a body it accepts, every numeric field in it, as a dott
     "/get_prompts": ({"dataset": "humaneval"}, ["offset", "limit", *CONFIG]),
     "/get_prompt_by_id": ({"dataset": "humaneval", "id": "HumanEval/0"}, ["id", *CONFIG]),
     "/get_metrics": ({"dataset": "humaneval"}, CONFIG),
+    "/get_metrics_function": ({"dataset": "humaneval"}, CONFIG),
     "/evaluate": ({"dataset": "humaneval", "samples": []},
                   ["k.0", "samples.0.id", "samples.0.task_id", "samples.0.problem_id", *CONFIG]),
     "/run_batch": ({"items": [{"code": "print(1)", "asserts": ["pass"]}]},

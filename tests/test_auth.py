@@ -37,6 +37,16 @@ def api(keyed: Server) -> Iterator[httpx.Client]:
         yield c
 
 
+def test_a_401_is_logged_under_its_route_and_path(api: httpx.Client, keyed: Server) -> None:
+    """Refused before routing, it is still logged (and counted) under the route it was for."""
+    r = api.post("/sessions/abc123/execute", json={"code": "1"},
+                 headers={"x-request-id": "no-key-1"})  # fmt: skip
+    assert r.status_code == 401
+    line = access(keyed, "no-key-1")
+    assert line["endpoint"] == "/sessions/{session_id}/execute"
+    assert line["path"] == "/sessions/abc123/execute"
+
+
 def test_a_request_without_a_key_is_a_401_that_says_how(api: httpx.Client) -> None:
     r = api.post("/run_code", json=RUN)
     assert r.status_code == 401

@@ -120,3 +120,14 @@ def test_repos_measures_a_real_projects_grades() -> None:
     text = bench("bench/repos.py", "--project", "qs", "--parallel", "2", "--rounds", "1")
     assert "env adds to a grade (ms)" in text and "disk of 2 parallel grades / one" in text
     assert "targets:" in text  # the gold patch was resolved, or the script stopped (asserted)
+
+
+def test_rl_overload_accounts_for_every_request(tmp_path: Path) -> None:
+    out = tmp_path / "overload.json"
+    bench("bench/rl.py", "--overload", "3", "--duration", "4", "--case-seconds", "0.3",
+          "--problems", "4", "--cases", "2", "--slots", "1", "--out", str(out))  # fmt: skip
+    figures = json.loads(out.read_text())["overload"]
+    assert figures["sent"] > 0 and figures["other_errors"] == 0, figures
+    ends = ("answered_in_time", "gave_up_after_504s", "read_timeouts")
+    assert sum(figures[k] for k in ends) == figures["sent"], figures
+    assert 0 < figures["right"] <= figures["answered_in_time"], figures  # wrong samples too

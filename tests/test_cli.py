@@ -54,8 +54,8 @@ def test_run_cpp_guesses_the_language_from_the_suffix(src):
 
 def test_run_failure_exits_non_zero_and_says_why(src):
     done = sandlot("run", src("loop.py", "while True: pass"), "--timeout", "0.5")
-    assert done.returncode == 1
-    assert "TimeLimitExceeded" in done.stderr
+    assert done.returncode == 124  # a time limit, as timeout(1) says it
+    assert "TimeLimitExceeded" in done.stderr and "time limit: " in done.stderr
 
 
 def test_run_json(src):
@@ -83,7 +83,7 @@ def test_config_shows_settings_and_env_overrides():
         [sys.executable, "-m", "sandlot", "config"], cwd=ROOT, capture_output=True, text=True,
         env={**ENV, "SANDLOT_RUN_TIMEOUT": "7", "COLUMNS": "200"},
     )  # fmt: skip
-    assert "SANDLOT_RUN_TIMEOUT" in done.stdout and " 7.0 " in done.stdout
+    assert "run_timeout\t7.0\tSANDLOT_RUN_TIMEOUT\t" in done.stdout
 
 
 @pytest.mark.parametrize(
@@ -104,9 +104,74 @@ def test_setup_is_idempotent_and_quick_when_installed():
     assert done.returncode == 0, done.stderr
     assert "apt packages: ok (already present)" in done.stdout
     assert "sandbox python: skipped" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("done: start the server with `make serve`")
 
 
 def test_setup_unknown_language():
     done = sandlot("setup", "--languages", "cobol")
     assert done.returncode != 0
     assert "unknown language 'cobol'" in done.stderr
+
+
+# -- what a new user meets ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("code", "status"), [
+    ("raise SystemExit(4)", 4),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", 128 + 11),
+    ("while True: pass", 124),  # a time limit, as timeout(1) says it
+])  # fmt: skip
+def test_run_exits_with_the_programs_status(src, code, status):
+    done = sandlot("run", src("ex.py", code), "--timeout", "1")
+    assert done.returncode == status, done.stderr
+    done = sandlot("run", src("ex.py", code), "--timeout", "1", "--json")
+    assert done.returncode == status, done.stderr
+
+
+def test_run_says_under_which_name_a_file_was_compiled(src):
+    hello = "public class Hello { public static void main(String[] a) { System.out.println(1); } }"
+    done = sandlot("run", src("Hello.java", hello))
+    assert done.returncode != 0
+    assert "Hello.java was compiled as Main.java" in done.stderr, done.stderr
+
+
+def test_run_knows_more_suffixes_than_the_rows_files(src):
+    done = sandlot("run", src("mod.mjs", "import fs from 'fs';\nconsole.log(typeof fs.statSync);"))
+    assert done.returncode == 0 and done.stdout == "function\n", done.stderr
+
+
+def test_config_as_json_and_whole_when_piped():
+    from sandlot.config import SETTINGS
+
+    done = sandlot("config", "--json")
+    settings = {s["name"]: s for s in json.loads(done.stdout)["settings"]}
+    assert set(settings) == {s.name for s in SETTINGS}
+    assert settings["queue_timeout"]["env"] == "SANDLOT_QUEUE_TIMEOUT"
+    piped = sandlot("config").stdout.splitlines()  # not a terminal: a line per setting
+    for s in SETTINGS:
+        assert any(line.split("\t")[:3:2] == [s.name, s.env] for line in piped), s.name
+
+
+def test_help_names_only_commands_that_exist_and_no_bool_after_flags():
+    help_text = sandlot("--help").stdout
+    commands = {line.split()[0] for line in help_text.split("Commands:")[1].splitlines()
+                if line.strip()}  # fmt: skip
+    assert "datasets" in commands
+    for command in sorted(commands):
+        text = sandlot(command, "--help").stdout
+        assert "<bool>" not in text, command
+        assert "sandlot: list" not in text and "`sandlot list`" not in text, command
+    assert "sandlot datasets" in sandlot("eval", "--help").stdout
+
+
+def test_datasets_lists_names_and_aliases():
+    rows = {r["name"]: r for r in json.loads(sandlot("datasets", "--json").stdout)}
+    assert "humaneval" in rows["humaneval_python"]["aliases"]
+    piped = sandlot("datasets").stdout
+    assert any(line.startswith("humaneval_python\t") for line in piped.splitlines())
+
+
+def test_route_piped_is_whole_lines():
+    done = sandlot("route", "run this python snippet and check it prints 3")
+    steps = [line for line in done.stdout.splitlines() if line.startswith("  1. ")]
+    assert steps and '{"code": ..., "language": ...}' in steps[0], done.stdout

@@ -65,6 +65,19 @@ def test_a_long_command_reports_progress(monkeypatch):
     assert any(line.endswith(": working") for line in seen)
 
 
+def test_progress_names_the_command_under_its_wrapper(monkeypatch):
+    """The Rust crates are built as nobody (`setpriv ... cargo build`): the progress line says
+    cargo, not setpriv and its options."""
+    monkeypatch.setattr(process, "HEARTBEAT", 0.2)
+    seen: list[str] = []
+    token = process.PROGRESS.set(seen.append)
+    try:
+        process.run(process.as_nobody(["sh", "-c", "echo building; sleep 1"]))
+    finally:
+        process.PROGRESS.reset(token)
+    assert seen and all(line.startswith("`sh -c echo building;") for line in seen), seen
+
+
 def test_a_quick_command_is_quiet():
     seen: list[str] = []
     token = process.PROGRESS.set(seen.append)

@@ -91,7 +91,7 @@ def test_submit_simple_shape(api: httpx.Client) -> None:
 
 def test_unknown_dataset_or_id_is_404_with_what_exists(api: httpx.Client) -> None:
     r = api.post("/submit", json={"dataset": "humaneva", "id": 0, "completion": "x"})
-    assert r.status_code == 404 and "humaneval_python" in r.json()["detail"]
+    assert r.status_code == 404 and "did you mean 'humaneval'" in r.json()["detail"]
     r = api.post("/submit", json={"dataset": "mbpp", "id": 9999, "completion": "x"})
     assert r.status_code == 404 and "974 problems" in r.json()["detail"]
     r = api.post("/get_prompt_by_id", json={"dataset": "nope", "id": 1, "config": {}})
@@ -162,6 +162,64 @@ def test_get_metrics_pass_at_k(api: httpx.Client) -> None:
     assert api.post("/get_metrics_function", json={"dataset": "mbpp", "config": {}}).json() == {
         "function": None
     }
+
+
+def _metrics_function(api: httpx.Client, dataset: str, repeats: int, k_targets: list[int]):
+    """get_metrics from the source /get_metrics_function returns, run as SandboxFusion's own
+    tests run it: exec'd with `repeats` and `k_targets` defined."""
+    r = api.post("/get_metrics_function", json={"dataset": dataset, "config": {}})
+    assert r.status_code == 200, r.text
+    ctx = {"repeats": repeats, "k_targets": k_targets}
+    exec(r.json()["function"], ctx, ctx)
+    return ctx["get_metrics"]
+
+
+def _sf_result(pid: int | str, accepted: bool, test_info: dict | None = None):
+    from sandbox_fusion.models import EvalResult, EvalTestCase, RunCodeResponse, RunStatus
+
+    info = RunCodeResponse(status=RunStatus("Success"), message="")
+    return EvalResult(id=pid, accepted=accepted, extracted_code="", full_code="",
+                      tests=[EvalTestCase(passed=accepted, exec_info=info,
+                                          test_info=test_info or {})])  # fmt: skip
+
+
+def test_get_metrics_function_gives_pass_at_k_per_category(api: httpx.Client) -> None:
+    """SandboxFusion's EvoEval and MHPP tests exec this source and call get_metrics on the
+    client's EvalResults: pass@k per category (EvoEval's from the id, MHPP's from the first
+    test's difficulty_type), k above the repeats left out."""
+    evo = _metrics_function(api, "evoeval", 2, [1, 2, 10])
+    results = [_sf_result(f"EvoEval_{cat}_EvoEval/{n}", ok) for cat, n, ok in (
+        ("combine", 1, True), ("combine", 1, True), ("combine", 2, True), ("combine", 2, False),
+        ("subtle", 3, False), ("subtle", 3, False))]  # fmt: skip
+    assert evo(results) == pytest.approx(
+        {
+            "combine/Pass@k=1": 0.75,
+            "combine/Pass@k=2": 1.0,
+            "subtle/Pass@k=1": 0.0,
+            "subtle/Pass@k=2": 0.0,
+        }
+    )
+    mhpp = _metrics_function(api, "mhpp", 1, [1, 10])
+    shaped = [_sf_result(0, True, {"difficulty_type": "ShortCase"}),
+              _sf_result(1, False, {"difficulty_type": "Distraction"})]  # fmt: skip
+    assert mhpp(shaped) == {"ShortCase/Pass@k=1": 1.0, "Distraction/Pass@k=1": 0.0}
+
+
+@pytest.mark.parametrize(("dataset", "pid", "category"),
+                         [("evoeval", "EvoEval_combine_EvoEval/0", "combine"),
+                          ("mhpp", 1, "Distraction")])  # fmt: skip
+def test_get_metrics_function_reads_what_submit_answers(
+    api: httpx.Client, dataset: str, pid: int | str, category: str
+) -> None:
+    from sandbox_fusion.models import EvalResult
+
+    answer = submit(api, dataset=dataset, id=pid, completion="```python\nx = 1\n```")
+    metrics = _metrics_function(api, dataset, 1, [1])
+    assert metrics([EvalResult(**answer)]) == {f"{category}/Pass@k=1": 0.0}
+    assert (
+        api.post("/get_metrics_function", json={"dataset": "evoevl", "config": {}}).status_code
+        == 404
+    )
 
 
 # -- stdin/stdout judging ----------------------------------------------------------------------

@@ -163,8 +163,10 @@ def test_builtin_datasets_and_aliases() -> None:
 
 def test_unknown_dataset_and_id_say_what_exists() -> None:
     ds = Datasets(REGISTRY)
-    with pytest.raises(NotFound, match="this server has: humaneval_python"):
+    with pytest.raises(NotFound, match=r"'humaneva'; did you mean 'humaneval'"):
         ds.spec("humaneva")
+    with pytest.raises(NotFound, match="this server has: humaneval_python"):
+        ds.spec("nothing-like-any")
     with pytest.raises(NotFound, match="164 problems, ids like HumanEval/0"):
         ds.get("humaneval").get("HumanEval/999")
 
@@ -386,3 +388,35 @@ def test_python_programs_keep_their_tests_apart_from_the_answer() -> None:
     pal = _assemble("palmath", Datasets(REGISTRY).get("palmath").rows[0]["id"],
                     "```python\ndef solution():\n    return 1\n```")  # fmt: skip
     assert "answer.json" not in pal.files and "gt = " in pal.code[pal.tests_at :]
+
+
+def test_a_completion_without_code_is_judged_in_the_language_it_would_have_run() -> None:
+    """No code to run still names the language, so that an eval's report counts the sample in
+    its language's group, as pass@k does."""
+    import asyncio
+
+    from sandlot.judge import Judge
+
+    judge = Judge(Datasets(REGISTRY), lambda: None)  # type: ignore[arg-type,return-value]
+    for dataset, pid, language in (("humaneval", "HumanEval/0", "python"),
+                                   ("multiple_cpp", "HumanEval_0_has_close_elements",
+                                    "cpp")):  # fmt: skip
+        result = asyncio.run(judge.submit(dataset, pid, "Sorry, I cannot.", JudgeConfig()))
+        assert result.extra["verdict"] == "no_code"
+        assert result.extra["language"] == language
+
+
+def test_the_dataset_names_the_docs_use_are_the_ones_listed() -> None:
+    """GET /list_datasets lists the datasets' own names (aliases such as `humaneval` are taken
+    too, but not listed): the docs' examples and the API's use listed names."""
+    import re
+
+    from sandlot.wire.judge import Dataset
+
+    listed = set(Datasets(REGISTRY).names())
+    root = Path(__file__).resolve().parents[1]
+    text = "\n".join(p.read_text() for p in [root / "README.md", *(root / "docs").glob("*.md")])
+    used = re.findall(r'"dataset": "([^"]+)"', text)
+    used += re.findall(r"sandlot eval (?:--dataset|-d) ([a-z_0-9]+)", text)
+    used += [str(e) for e in Dataset.__metadata__[0].examples]  # type: ignore[attr-defined]
+    assert used and set(used) <= listed, set(used) - listed

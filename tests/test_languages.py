@@ -7,6 +7,7 @@ time-out and a memory hog. Programs are data; one test per behaviour, parametris
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -260,6 +261,53 @@ def test_time_limit(run, available, language):
     assert run_result["status"] == "TimeLimitExceeded"
     assert run_result["return_code"] is None
     assert run_result["limit"] in ("time", "cpu")
+
+
+# "start", then a busy loop: what a program wrote before its time-out kill is in its stdout.
+PRINT_THEN_LOOP = {
+    "python": "print('start')\nwhile True: pass",
+    "nodejs": "console.log('start');\nfor (;;) {}",
+    "typescript": "console.log('start');\nfor (;;) {}",
+    "ruby": "puts 'start'\nloop {}",
+    "perl": 'print "start\\n";\n1 while 1;',
+    "php": '<?php echo "start\\n"; while (true) {}',
+    "lua": "print('start')\nwhile true do end",
+    "R": "cat('start\\n')\nwhile (TRUE) {}",
+    "bash": "echo start\nwhile :; do :; done",
+    "java": 'public class Main{public static void main(String[] a){System.out.println("start");'
+    "while(true){}}}",
+    "scala": 'object Main { def main(a: Array[String]): Unit = { println("start"); '
+    "while (true) {} } }",
+    "csharp": 'class P { static void Main() { System.Console.WriteLine("start"); '
+    "while (true) {} } }",
+    "go": 'package main\nimport "fmt"\nfunc main(){fmt.Println("start");x:=0;for{x++}}',
+    "rust": 'fn main(){println!("start");let mut x:u64=0;let p=&mut x as *mut u64;'
+    "loop{unsafe{std::ptr::write_volatile(p,std::ptr::read_volatile(p)+1);}}}",
+    "racket": '#lang racket\n(displayln "start")\n(let loop () (loop))',
+    "fortran": "program main\n  integer :: i\n  print '(a)', 'start'\n  i = 0\n  do\n"
+    "    i = i + 1\n  end do\nend program main",
+}
+# Runtimes that keep stdout in a buffer of their own, which nothing flushes at a kill: a program
+# must flush it (docs/limits.md says so, and how, for each).
+LOST_AT_A_KILL = ("c", "cpp", "D_ut", "haskell")
+
+
+@pytest.mark.parametrize("language", sorted(PRINT_THEN_LOOP))
+def test_output_written_before_a_time_out_is_kept(run, available, language):
+    """A time-out first asks the program to stop (SIGTERM), then kills it: runtimes that flush
+    on that (Ruby, Racket; Python and Perl, told to) keep what they wrote."""
+    available(language)
+    timeout = 8 if language == "racket" else 2  # racket takes a second or two to start
+    out = run(PRINT_THEN_LOOP[language], language, run_timeout=timeout, compile_timeout=60)
+    assert out["run_result"]["status"] == "TimeLimitExceeded", out
+    assert out["run_result"]["stdout"].strip() == "start", out
+
+
+def test_where_output_is_lost_at_a_time_out_the_docs_say_how_to_keep_it():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text()
+    section = page.split("## Output at a time limit", 1)[-1]
+    for language in LOST_AT_A_KILL:
+        assert f"`{language}`" in section, language
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -286,3 +286,19 @@ def test_uids_of_a_worker_share_are_its_own() -> None:
     live = [range(c.session_uid_base, c.session_uid_base + c.live_uids()) for c in shares]
     assert live == [range(SESSION_UID_BASE, SESSION_UID_BASE + 9),
                     range(SESSION_UID_BASE + 9, SESSION_UID_BASE + cfg.live_uids())]  # fmt: skip
+
+
+def test_the_server_says_where_it_listens(started) -> None:
+    srv = started("--slots", "1")
+    assert f"listening on http://127.0.0.1:{srv.port}" in srv.output()
+
+
+def test_a_port_in_use_is_named() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        said = serve_fails("--host", "127.0.0.1", "--port", str(port))
+    assert f"cannot listen on 127.0.0.1:{port}: the port is in use" in said, said

@@ -3,6 +3,7 @@ request with the request's ID, jail errors logged with their cause."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -114,6 +115,7 @@ def test_refusals_are_logged_too(api: httpx.Client, logged: Server) -> None:
     assert access(logged, "bad-body-1")["status"] == 422
     r = api.get("/no/such/path", headers={"x-request-id": "scan-1"})
     assert r.status_code == 404 and access(logged, "scan-1")["endpoint"] == "unmatched"
+    assert access(logged, "scan-1")["path"] == "/no/such/path"  # the log has it, never a metric
 
 
 def spawner_of(srv: Server) -> int:
@@ -203,3 +205,39 @@ def test_a_terminal_gets_text_logs() -> None:
     line = next(x for x in bytes(shown).decode().splitlines() if "[tty-1]" in x)
     assert "sandlot.access GET /v1/ping 200" in line and not line.startswith("{")
     assert_nothing_left(SimpleNamespace(state_dir=state_dir, proc=proc))
+
+
+def test_a_request_answered_before_routing_is_logged_under_its_route(caplog) -> None:
+    """What a middleware answers itself (a 401, a session forwarded to its worker's process)
+    never reaches the router: its log line and metrics still name its route."""
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    from sandlot.api.access import Access
+
+    async def never(request):  # the route the middleware answers for
+        raise AssertionError("routed")
+
+    class AnswersFirst:
+        def __init__(self, app):
+            self.app = app
+
+        async def __call__(self, scope, receive, send):
+            await PlainTextResponse("forwarded", status_code=202)(scope, receive, send)
+
+    routes = [Route("/sessions/{session_id}/execute", never, methods=["POST"])]
+    app = Starlette(routes=routes)
+    app.add_middleware(AnswersFirst)
+    app.add_middleware(Access, routes=routes)
+
+    async def go() -> int:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            return (await c.post("/sessions/s-1/execute", json={})).status_code
+
+    with caplog.at_level("INFO", logger="sandlot.access"):
+        assert asyncio.run(go()) == 202
+    line = caplog.records[-1].access  # type: ignore[attr-defined]
+    assert line["endpoint"] == "/sessions/{session_id}/execute"
+    assert line["path"] == "/sessions/s-1/execute"

@@ -53,6 +53,39 @@ def test_problems_slowest_and_failing() -> None:
     assert s["run_times"]["count"] == 8 and s["run_times"]["max"] == 3.0
 
 
+def test_samples_without_code_count_in_their_datasets_language_as_in_the_cli() -> None:
+    """A sample with no code has no language in results written before the judge named one:
+    it counts in its dataset's only language, so the report's pass@k is the CLI's."""
+    from sandlot.judge.metrics import summarize as cli_pass_at_k
+
+    records = [rec("a", 0, True), rec("a", 1, True), rec("b", 0, False), rec("b", 1, True)]
+    records += [rec("a", 2, False, language=None, verdict="no_code"),
+                rec("b", 2, False, language=None, verdict="no_code")]  # fmt: skip
+    s = summarize(records, [1, 2])
+    assert [(g["dataset"], g["language"]) for g in s["groups"]] == [("d", "python")]
+    cli = cli_pass_at_k(((r["id"], r["accepted"]) for r in records), [1, 2])
+    assert s["groups"][0]["pass_at_k"] == pytest.approx(cli)
+    assert s["overall"]["pass_at_k"] == pytest.approx(cli)
+    failing = {p["id"]: f"{p['accepted']}/{p['samples']}" for p in s["failing"]}
+    assert failing == {"b": "1/3", "a": "2/3"}  # each problem once, with all its samples
+
+
+def test_overall_pass_at_k_is_over_every_problem_of_every_group() -> None:
+    s = summarize(RECORDS, [1, 2])
+    assert s["overall"]["problems"] == 4 and s["overall"]["samples"] == 8
+    assert s["overall"]["pass_at_k"] == pytest.approx({"pass@1": 0.5, "pass@2": 0.75})
+    html = page.render(s, {"main": PNG, "run_time": PNG})
+    assert "overall" in html and "0.7500" in html
+
+
+def test_problem_ids_sort_by_their_numbers() -> None:
+    records = [rec(str(n), 0, n % 2 == 0) for n in (10, 2, 1, 11, 0)]
+    records += [rec(f"HumanEval/{n}", 0, False) for n in (10, 9)]
+    s = summarize(records, [1])
+    assert [p["id"] for p in s["problems"]] == ["0", "1", "2", "10", "11", "HumanEval/9",
+                                               "HumanEval/10"]  # fmt: skip
+
+
 def test_old_and_odd_records_are_summarised_without_failing() -> None:
     odd = [
         {"id": 1, "sample": 0, "accepted": True},  # from before reports: no dataset, no time
@@ -127,7 +160,7 @@ def test_eval_report_against_a_server(tmp_path: Path, server: Server) -> None:
     _check(summary, records)
     assert {k for r in records for k in r} == {
         "id", "sample", "accepted", "verdict", "reason", "extracted_type", "dataset",
-        "language", "run_time"}  # fmt: skip
+        "language", "run_time", "fingerprint"}  # fmt: skip
 
 
 def test_eval_report_must_be_an_html_file(tmp_path: Path) -> None:

@@ -165,3 +165,25 @@ def test_verl_at_its_default_fan_out_sees_no_error(server, verl) -> None:
     problems = [m for m in metadata if m["status"] != "success"]
     assert problems == []
     assert all(r is True for results, _ in outcomes for r in results)
+
+
+# Where sandlot's score differs from verl's on purpose: (name, data source, completion, ground
+# truth, verl's score, sandlot's). docs/rl.md states each one, by its name.
+EARLY_EXIT_ASSERTS = {"assert_case": ["assert f(1) == 2", "assert f(2) == 3"]}
+DIFFERENCES = [
+    (name, "apps", rl_samples.fence(f"import os, sys\ndef f(x):\n    {exit_call}"),
+     json.dumps(EARLY_EXIT_ASSERTS), 1.0, 0.0)
+    for name, exit_call in (("sys.exit(0)", "sys.exit(0)"), ("os._exit(0)", "os._exit(0)"))
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("difference", DIFFERENCES, ids=[d[0] for d in DIFFERENCES])
+def test_where_scores_differ_from_verls_it_is_on_purpose_and_documented(
+    server, verl, difference
+) -> None:
+    name, source, completion, truth, verl_score, sandlot_score = difference
+    assert _verl_scores(verl, server.url, [(source, completion, truth)]) == [verl_score]
+    assert rl.compute_score(source, completion, truth, sandbox_url=server.url) == sandlot_score
+    page = (ROOT / "docs" / "rl.md").read_text()
+    differences = page.split("## Where sandlot's scores differ from verl's", 1)
+    assert len(differences) == 2 and f"`{name}`" in differences[1], name

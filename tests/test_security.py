@@ -52,7 +52,7 @@ def token() -> str:
 def host_processes() -> list[dict]:
     """Every process on this machine: uid, pid, ppid, state and arguments."""
     out = subprocess.run(
-        ["ps", "-eo", "uid=,pid=,ppid=,stat=,args="], capture_output=True, text=True, check=True
+        ["ps", "-wweo", "uid=,pid=,ppid=,stat=,args="], capture_output=True, text=True, check=True
     ).stdout
     procs = []
     for line in out.splitlines():

@@ -24,6 +24,7 @@ from sandlot.jail.spec import Limits, RunSpec
 def unkillable(monkeypatch) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     monkeypatch.setattr(watch, "kill", lambda pidfd: None)
     monkeypatch.setattr(watch, "KILL_GRACE", 0.05)
+    monkeypatch.setattr(watch, "STOP_GRACE", 0.01)
     monkeypatch.setattr(watch, "KILL_GIVE_UP", 3.0)
     with subprocess.Popen(["sleep", "60"]) as proc:
         pidfd = os.pidfd_open(proc.pid)
@@ -54,7 +55,7 @@ def watch_until_broken(
 
     w = watch.Watch(
         pidfd, lambda: os.waitpid(proc.pid, 0)[1], spec, time.monotonic(),
-        (out_r, err_r, in_w), server_r, count, lambda: killed_all.append(looks),
+        (out_r, err_r, in_w), server_r, count, lambda: killed_all.append(looks), lambda: None,
     )  # fmt: skip
     try:
         with pytest.raises(SlotBroken) as raised:

@@ -7,8 +7,11 @@ see `logs.py`), and ends the request in one access-log line: endpoint, status, w
 (language, verdict, limit, queue wait, run time), bytes in and out, the client's address and
 the tenant (the id its API key names: never the key).
 
-The endpoint is the route's template (`/run_code`), never the raw path, so that a scan of
-random paths cannot grow the metrics without bound.
+The endpoint is the route's template (`/sessions/{session_id}/execute`), never the raw path,
+so that a scan of random paths cannot grow the metrics without bound; a request a middleware
+answered before routing (a 401, a session request forwarded to the worker that holds it) is
+put under the route it was for, and a path no route takes under `unmatched`. The raw path
+(cut at PATH_CHARS) is in the log line alone.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import logging
 import re
 import secrets
 import time
+from collections.abc import Sequence
 
+from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sandlot import telemetry
@@ -27,6 +32,21 @@ log = logging.getLogger("sandlot.access")
 HEADER = b"x-request-id"
 _TOKEN = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
 UNMATCHED = "unmatched"
+CLIENT_GONE = 499  # no answer: the client left first (nginx's "client closed request")
+PATH_CHARS = 512
+
+
+def endpoint_of(scope: Scope, routes: Sequence[BaseRoute]) -> str:
+    """The template of the route that served the request, or would have: a middleware that
+    answered first left none in the scope."""
+    route = scope.get("route")
+    if route is not None:
+        return getattr(route, "path", UNMATCHED)
+    for candidate in routes:
+        match, _ = candidate.matches(scope)
+        if match is not Match.NONE:  # PARTIAL: the path, with another method (a 405)
+            return getattr(candidate, "path", UNMATCHED)
+    return UNMATCHED
 
 
 def request_id(headers: list[tuple[bytes, bytes]]) -> str:
@@ -37,8 +57,9 @@ def request_id(headers: list[tuple[bytes, bytes]]) -> str:
 
 
 class Access:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, routes: Sequence[BaseRoute] = ()) -> None:
         self.app = app
+        self.routes = routes  # what a request answered before routing is matched against
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -49,7 +70,8 @@ class Access:
         record = telemetry.RequestRecord(request_id(headers))
         token = telemetry.CURRENT.set(record)
         echo = (HEADER, record.id.encode())
-        status, sent = 500, 0
+        status: int | None = None
+        sent, failed = 0, True
 
         async def send_with_id(message: Message) -> None:
             nonlocal status, sent
@@ -62,10 +84,12 @@ class Access:
 
         try:
             await self.app(scope, receive, send_with_id)
+            failed = False
         finally:
+            if status is None:  # nothing was answered: an error, or the client left
+                status = 500 if failed else CLIENT_GONE
             telemetry.CURRENT.reset(token)
-            route = scope.get("route")
-            endpoint = getattr(route, "path", None) or UNMATCHED
+            endpoint = endpoint_of(scope, self.routes)
             seconds = time.monotonic() - started
             telemetry.answered(endpoint, status, seconds)
             received = dict(headers).get(b"content-length", b"0")
@@ -75,6 +99,7 @@ class Access:
                 extra={"request_id": record.id, "access": {
                     "method": scope["method"],
                     "endpoint": endpoint,
+                    "path": scope["path"][:PATH_CHARS],
                     "status": status,
                     "language": record.language,
                     "verdict": record.verdict,

@@ -3,7 +3,8 @@
 Routes live in `run.py`, `batch.py`, `status.py`, `judge.py`, `coder.py`, `sessions.py` and
 `playground.py` (the web pages); they reach the Service through `deps.ServiceDep`. Validation
 there, decisions in the layers below. Request IDs, the access log and metrics (`access.py`) and
-API keys and the tenant they name (`auth.py`) are middleware.
+API keys and the tenant they name (`auth.py`) and dropping the requests whose client has gone
+(`gone.py`) are middleware.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from sandlot.api import (
 )
 from sandlot.api.access import Access
 from sandlot.api.auth import APIKeys
+from sandlot.api.gone import ClientGone
+from sandlot.api.head import HeadAsGet
 from sandlot.api.limits import BodyLimit, HostCheck, JSONOnly
 from sandlot.api.peers import PeerClient, Peers, SessionRoutes
 from sandlot.service import Service
@@ -69,10 +72,14 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
     app.add_middleware(APIKeys, keys=cfg.keys(), metrics_open=cfg.metrics_open)  # and tenants
     names = frozenset([cfg.host, *cfg.allowed_hosts.split(",")])
     app.add_middleware(HostCheck, names=names)  # a foreign Host gets nothing
-    app.add_middleware(Access)  # every answer, refusals too, has an ID and a log line
+    app.add_middleware(HeadAsGet)  # every GET route answers HEAD
+    app.add_middleware(ClientGone)  # a request whose client left is cancelled where it is
+    routers = (run, batch, status, judge, coder, repos, sessions, playground)
+    routes = [route for module in routers for route in module.router.routes]
+    app.add_middleware(Access, routes=routes)  # every answer, refusals too: an ID, a log line
     if peers is not None:  # outermost: whose request another worker forwarded
         app.add_middleware(PeerClient, peers=peers)
-    for module in (run, batch, status, judge, coder, repos, sessions, playground):
+    for module in routers:
         app.include_router(module.router)
     from sandlot.mcp import http as mcp  # the MCP SDK is imported only by a server
 

@@ -7,8 +7,6 @@ fraction of a second instead of a million objects in memory.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -32,7 +30,6 @@ from sandlot.wire.batch import (
     RunBatchResponse,
 )
 
-DISCONNECT_POLL = 1.0  # seconds between checks that a batch's client is still there
 PARSE_ANYWAY = 1 << 20  # a body this small that msgspec refuses goes on to pydantic's 422
 
 
@@ -92,23 +89,15 @@ router = APIRouter(tags=["rl"], route_class=_Counted)
 
 
 @router.post("/run_batch", response_model=RunBatchResponse, responses=responses(400, 413, 503, 504))
-async def run_batch(
-    req: RunBatchRequest, request: Request, service: ServiceDep
-) -> RunBatchResponse:
+async def run_batch(req: RunBatchRequest, service: ServiceDep) -> RunBatchResponse:
     """Score many programs against their tests: one result per item, in item order, each with a
     score (the fraction of cases passed) and a verdict per case. Every item compiles once and
     the cases of all items run in parallel across the slots, taking turns with other requests.
-    A batch whose client goes away is stopped."""
+    A batch whose client goes away is stopped (api/gone.py cancels it)."""
     executor = service.require_executor()
     items = [_item(item, n) for n, item in enumerate(req.items)]
-    scoring = asyncio.ensure_future(rewards.score_batch(executor, items, req.stop_on_first_failure))
-    while not (await asyncio.wait({scoring}, timeout=DISCONNECT_POLL))[0]:
-        if await request.is_disconnected():
-            scoring.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await scoring
-            return RunBatchResponse(results=[])  # nobody is there to read it
-    return RunBatchResponse(results=[_result(r) for r in scoring.result()])
+    results = await rewards.score_batch(executor, items, req.stop_on_first_failure)
+    return RunBatchResponse(results=[_result(r) for r in results])
 
 
 def _item(item: BatchItem, n: int) -> rewards.RewardItem:

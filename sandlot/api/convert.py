@@ -64,6 +64,7 @@ def code_request(req: RunCodeRequest) -> CodeRequest:
         stdin=(req.stdin or "").encode(),
         fetch=tuple(req.fetch_files or ()),
         strict=bool(req.strict),
+        run_timeout_field="run_timeout" if req.run_timeout is not None else "timeout",
         **asked,
     )
 
@@ -130,6 +131,7 @@ def test_response(run: TestRun) -> RunCodeResponse:
     out = response(run.execution)
     out.tests = [case_out(c) for c in run.cases]
     out.passed = run.passed
+    out.message = run.message
     if out.status == RunStatus.Success and not run.passed:
         out.status = RunStatus.Failed
     return out

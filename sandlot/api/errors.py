@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sandlot import telemetry
 from sandlot.errors import InvalidRequest, JailUnavailable, Overloaded, SandlotError, Unauthorized
@@ -80,11 +81,29 @@ def _errors(exc: RequestValidationError) -> list[dict[str, object]]:
     return out
 
 
+def _not_json(exc: RequestValidationError) -> str | None:
+    """Why the body is not JSON and where, by line and column, if that is the trouble."""
+    for err in exc.errors():
+        if err.get("type") == "json_invalid":
+            doc, at = exc.body, err["loc"][-1]
+            if not isinstance(doc, str) or not isinstance(at, int):
+                return "the body is not valid JSON"
+            line = doc.count("\n", 0, at) + 1
+            column = at - (doc.rfind("\n", 0, at) + 1) + 1
+            why = err.get("ctx", {}).get("error", "invalid")
+            return f"the body is not valid JSON: {why}, at line {line}, column {column}"
+    return None
+
+
 def _describe(exc: RequestValidationError, errors: list[dict[str, object]]) -> str:
+    not_json = _not_json(exc)
+    if not_json is not None:
+        return not_json
     parts = []
     for err in errors:
         where = ".".join(str(p) for p in err["loc"] if p != "body") or "body"  # type: ignore[attr-defined]
-        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")  # a validator's own
+        parts.append(f"{where}: {msg}")
     more = len(exc.errors()) - len(errors)
     return "invalid request: " + "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
@@ -113,6 +132,19 @@ def install(app: FastAPI) -> None:
         errors = _errors(exc)
         telemetry.error("RequestValidationError")
         return JSONResponse({"detail": _describe(exc, errors), "errors": errors}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Starlette's own answers (no such route, a method it does not take), in words."""
+        path = request.url.path
+        detail = exc.detail
+        if exc.status_code == 405:
+            allowed = (exc.headers or {}).get("Allow", "another method")
+            body = " (with a JSON body)" if "POST" in allowed else ""
+            detail = f"{path} takes {allowed}{body}, not {request.method}"
+        elif exc.status_code == 404 and detail == "Not Found":
+            detail = f"no endpoint {path} here; GET /openapi.json lists them"
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:

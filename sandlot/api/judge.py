@@ -14,7 +14,7 @@ from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
 from sandlot.errors import InvalidRequest
 from sandlot.judge import EvalResult as JudgeResult
-from sandlot.judge import Judge, JudgeConfig, TestOutcome
+from sandlot.judge import Judge, JudgeConfig, TestOutcome, metric_functions
 from sandlot.judge.batch import judge_many, number_samples, record
 from sandlot.judge.integrity import weakest
 from sandlot.judge.metrics import summarize
@@ -24,6 +24,8 @@ from sandlot.wire.judge import (
     EvalTestCase,
     EvaluateRequest,
     EvaluateResponse,
+    GetMetricsFunctionRequest,
+    GetMetricsFunctionResult,
     GetMetricsRequest,
     GetPromptByIdRequest,
     GetPromptsRequest,
@@ -150,10 +152,15 @@ async def get_metrics(req: GetMetricsRequest) -> dict[str, float]:
     return summarize(pairs, ks)
 
 
-@router.post("/get_metrics_function")
-async def get_metrics_function() -> dict[str, None]:
-    """SandboxFusion ships Python source to exec here; sandlot does not (use /get_metrics)."""
-    return {"function": None}
+@router.post("/get_metrics_function", responses=ERRORS)
+async def get_metrics_function(
+    req: GetMetricsFunctionRequest, service: ServiceDep
+) -> GetMetricsFunctionResult:
+    """Python source that the client runs with `k_targets` and `repeats` defined, then calls
+    `get_metrics(results)`: pass@k per category, for EvoEval and MHPP as SandboxFusion gives it;
+    null for other datasets (POST /get_metrics computes pass@k here)."""
+    spec = service.judge.spec(req.dataset, judge_config(req.config))
+    return GetMetricsFunctionResult(function=metric_functions.source(spec.name))
 
 
 @router.post("/evaluate", response_model=EvaluateResponse, responses=ERRORS)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import errno
 import json
 import logging
 import os
@@ -42,6 +43,7 @@ import uvicorn
 from sandlot import telemetry
 from sandlot.api.peers import Peers
 from sandlot.config import Config, check_serving, split, worker_shares
+from sandlot.errors import SandlotError
 from sandlot.jail import placement
 
 log = logging.getLogger("sandlot.server")
@@ -63,18 +65,40 @@ def serve(cfg: Config) -> None:
     shares = worker_shares(cfg.slots, workers)
     logs.setup(cfg.log_format, cfg.log_level)
     sock = _listen(cfg.host, cfg.port)
+    log.info("listening on %s (%d slots, %d worker%s)", url_of(cfg.host, cfg.port), cfg.slots,
+             workers, "" if workers == 1 else "s")  # fmt: skip
     if workers == 1:
         _serve_worker(cfg, 0, 1, [sock])
     else:
         _Supervisor(cfg, shares, sock).run()
 
 
+def url_of(host: str, port: int) -> str:
+    shown = f"[{host.strip('[]')}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+# Why a port cannot be listened on, by errno, in words that say what to do.
+_CANNOT_LISTEN = {
+    errno.EADDRINUSE: "the port is in use (another server: `ss -ltnp` shows which); choose "
+    "another with --port or SANDLOT_PORT",
+    errno.EACCES: "permission denied (ports below 1024 need root)",
+    errno.EADDRNOTAVAIL: "this machine has no such address",
+}
+
+
 def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket; SandlotError naming the address and why when it cannot be had."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host.strip("[]"), port))
-    sock.listen(2048)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        why = _CANNOT_LISTEN.get(exc.errno or 0, exc.strerror or str(exc))
+        raise SandlotError(f"cannot listen on {host}:{port}: {why}") from exc
     sock.set_inheritable(True)
     return sock
 

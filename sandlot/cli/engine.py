@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from sandlot.cli.common import ConfigOpt, console, err, fail, load_config
+from sandlot.cli.common import ConfigOpt, console, err, fail, load_config, show_table
 from sandlot.config import SETTINGS, VARIABLES
 from sandlot.errors import SandlotError
 
 if TYPE_CHECKING:
     from sandlot.config import Config
+    from sandlot.executor import Execution
     from sandlot.install.sets import Mirrors
     from sandlot.service import Service
     from sandlot.wire.run import RunCodeResponse
@@ -90,7 +90,32 @@ def run(
         console.print_json(body.model_dump_json())
     else:
         _print_steps(body)
-    raise typer.Exit(0 if body.status == "Success" else 1)
+    row = service.registry.get(name)
+    built = body.compile_result
+    if built is not None and built.return_code != 0 and file.name != row.source:
+        # e.g. Java's `public class Hello`, which must be in Hello.java
+        err.print(f"note: {file.name} was compiled as {row.source}, the file the {row.name} "
+                  "row writes its code to", markup=False, highlight=False)  # fmt: skip
+    raise typer.Exit(exit_status(result))
+
+
+def exit_status(result: Execution) -> int:
+    """A shell's status for a run: its exit code, 124 past a time limit, 128+N on signal N (as
+    timeout(1) and a shell say them), the compiler's when the build failed, 125 when the
+    sandbox could not run it."""
+    from sandlot.executor.results import TIME_LIMITS
+
+    if result.error is not None:
+        return 125
+    for step in (result.compile, result.run):
+        if step is None or step.ok:
+            continue
+        if step.limit in TIME_LIMITS:
+            return 124
+        if step.signal is not None:
+            return 128 + step.signal
+        return step.exit_code or 1
+    return 1 if result.unproven else 0
 
 
 def _print_steps(body: RunCodeResponse) -> None:
@@ -118,7 +143,7 @@ def _print_steps(body: RunCodeResponse) -> None:
 def _language_of(file: Path, service: Service) -> str:
     suffix = file.suffix
     for row in service.registry.rows.values():
-        if Path(row.source).suffix == suffix:
+        if suffix in (Path(row.source).suffix, *row.suffixes):
             return row.name
     raise fail(f"cannot tell the language of {file.name}; pass --language")
 
@@ -135,13 +160,11 @@ def languages(
     if as_json:
         console.print_json(json.dumps(rows))
         return
-    table = Table("language", "aliases", "version", "status")
-    for r in rows:
-        table.add_row(
-            str(r["name"]), ", ".join(r["aliases"]), str(r["version"] or ""),  # type: ignore[arg-type]
-            "ok" if r["available"] else f"[yellow]{r['reason']}[/yellow]",
-        )  # fmt: skip
-    console.print(table)
+    show_table(("language", "aliases", "version", "status"), [
+        (str(r["name"]), ", ".join(r["aliases"]), str(r["version"] or ""),  # type: ignore[arg-type]
+         "ok" if r["available"] else str(r["reason"]))
+        for r in rows
+    ])  # fmt: skip
 
 
 def setup(
@@ -174,6 +197,8 @@ def setup(
             console.print(install_aider(cfg.runtime_dir, log=console.print), highlight=False)
     except SandlotError as exc:
         raise fail(str(exc), 1) from None
+    console.print("done: start the server with `make serve` (or `sandlot serve`); "
+                  "`sandlot languages` shows what it can run", highlight=False)  # fmt: skip
 
 
 def mirrors_of(cfg: Config) -> Mirrors:
@@ -218,13 +243,21 @@ def packages_check(config: ConfigOpt = None) -> None:
     console.print("the package sets agree with their locks")
 
 
-def show_config(config: ConfigOpt = None) -> None:
+def show_config(
+    as_json: Annotated[bool, typer.Option("--json", help="print them as JSON")] = False,
+    config: ConfigOpt = None,
+) -> None:
     """Show every setting with its value and meaning, then the other variables sandlot reads."""
     cfg = load_config(config)
-    table = Table("setting", "value", "env", "help")
-    for s in SETTINGS:
-        shown = "(set)" if s.name == "api_keys" and cfg.api_keys else str(getattr(cfg, s.name))
-        table.add_row(s.name, shown, s.env, s.help)
-    for name, meaning in VARIABLES.items():
-        table.add_row("", "", name, meaning)
-    console.print(table)
+    settings = [
+        {"name": s.name, "value": "(set)" if s.name == "api_keys" and cfg.api_keys
+         else getattr(cfg, s.name), "env": s.env, "help": s.help}
+        for s in SETTINGS
+    ]  # fmt: skip
+    if as_json:
+        variables = [{"env": name, "help": meaning} for name, meaning in VARIABLES.items()]
+        print(json.dumps({"settings": settings, "variables": variables}, indent=2))
+        return
+    rows = [(s["name"], str(s["value"]), s["env"], s["help"]) for s in settings]
+    rows += [("", "", name, meaning) for name, meaning in VARIABLES.items()]
+    show_table(("setting", "value", "env", "help"), rows)

@@ -1,13 +1,20 @@
 """`sandlot eval`: judge a file of samples against a dataset, locally or on a server, with pass@k.
 
 Each judged sample is appended to the results file as soon as it is known, so an interrupted run
-resumes where it stopped (samples already in the results file are not judged again).
+resumes where it stopped. A result is reused only for the same sample judged the same way: each
+line carries a fingerprint of the dataset, the judging options and the completion, so a samples
+file rewritten with other completions, or judged against another dataset, is judged again (and
+the stale lines leave the results file). The dataset and every problem id are checked before
+anything is judged or reused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import hashlib
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -16,7 +23,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from sandlot.cli.common import ConfigOpt, console, fail, load_config
+from sandlot.cli.common import ConfigOpt, console, fail, load_config, show_table
 from sandlot.errors import SandlotError
 
 if TYPE_CHECKING:  # the judge is imported by the commands that judge, not by every command
@@ -46,18 +53,67 @@ def read_samples(path: Path) -> list[Sample]:
         raise fail(str(exc)) from None
 
 
-def read_done(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+def read_done(lines: list[str]) -> dict[tuple[str, int], dict[str, Any]]:
     """Records of an earlier run (a torn last line from an interruption is ignored)."""
     done: dict[tuple[str, int], dict[str, Any]] = {}
-    if not path.exists():
-        return done
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         try:
             rec = json.loads(line)
             done[(str(rec["id"]), int(rec["sample"]))] = rec
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             continue
     return done
+
+
+def fingerprint(dataset: str, language: str | None, extra: dict[str, Any], sample: Sample) -> str:
+    """What a result was judged from: the dataset, the options and the completion itself."""
+    what = json.dumps([dataset, language, extra, str(sample.id), sample.completion])
+    return hashlib.sha256(what.encode()).hexdigest()[:32]
+
+
+def reusable(
+    out: Path, prints: dict[tuple[str, int], str]
+) -> tuple[dict[tuple[str, int], dict[str, Any]], int]:
+    """The earlier results that still hold (same sample, judged the same way) and how many do
+    not. The results file is rewritten with only those when it holds anything else (stale
+    results, a torn line), so that it says what this run found and appends stay whole."""
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    earlier = read_done(lines)
+    done = {key: rec for key, rec in earlier.items() if rec.get("fingerprint") == prints.get(key)}
+    if len(done) != len(lines):
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text("".join(json.dumps(rec) + "\n" for rec in done.values()), encoding="utf-8")
+        tmp.replace(out)
+    return done, len(earlier) - len(done)
+
+
+def check_problems(
+    dataset: str, samples: list[Sample], language: str | None, extra: dict[str, Any],
+    server: str | None, config: Path | None,
+) -> None:  # fmt: skip
+    """The dataset exists and has every sample's problem, here (server None) or on the server:
+    a misspelt name or a wrong id fails before anything is judged or reused."""
+    try:
+        if server is None:
+            from sandlot.judge import JudgeConfig
+            from sandlot.service import Service
+
+            judge = Service(load_config(config)).judge  # no jail: the datasets only
+            cfg = JudgeConfig(language=language, extra=extra)
+            for s in samples:
+                judge.problem(dataset, s.id, cfg)
+            return
+        from sandlot.client import Client
+
+        with Client([u.strip() for u in server.split(",") if u.strip()]) as client:
+            ids = {str(i) for i in client.list_ids(dataset, language=language, extra=extra)}
+    except SandlotError as exc:
+        raise fail(str(exc)) from None
+    missing = sorted({str(s.id) for s in samples} - ids)
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        shown = ", ".join(missing[:5]) + more
+        raise fail(f"dataset {dataset!r} on {server} has no problem {shown}")
 
 
 async def run_local(
@@ -68,12 +124,12 @@ async def run_local(
     from sandlot.judge.batch import judge_many, record
     from sandlot.service import Service
 
-    service = Service(load_config(config)).start()
+    # Its own samples: they wait their turns as long as it takes (no client here gives up).
+    patient = dataclasses.replace(load_config(config), queue_timeout=math.inf)
+    service = Service(patient).start()
     try:
         judge = service.judge
         cfg = JudgeConfig(language=language, extra=extra)
-        for s in samples:
-            judge.problem(dataset, s.id, cfg)  # unknown ids fail before anything runs
         await judge_many(judge, dataset, samples, cfg, service.config.slots * 2,
                          lambda s, r: on_done(s, record(s, r)))  # fmt: skip
     finally:
@@ -112,6 +168,25 @@ def wire_run_time(result: EvalResult) -> float | None:
     return round(sum(times), 6) if times else None
 
 
+def datasets_command(
+    as_json: Annotated[bool, typer.Option("--json", help="print them as JSON")] = False,
+    config: ConfigOpt = None,
+) -> None:
+    """List the datasets this machine can judge, with their aliases (what --dataset takes)."""
+    from sandlot.service import Service
+
+    judge = Service(load_config(config)).judge  # no jail: the datasets only
+    specs = judge.datasets.specs.values()
+    if as_json:
+        rows = [{"name": s.name, "aliases": list(s.aliases), "language": s.language,
+                 "summary": s.summary} for s in specs]  # fmt: skip
+        print(json.dumps(rows, indent=2))
+        return
+    show_table(("dataset", "aliases", "language", "summary"),
+               [(s.name, ", ".join(s.aliases), s.language or "any", s.summary)
+                for s in specs])  # fmt: skip
+
+
 def write_report(path: Path, records: list[dict[str, Any]], ks: list[int], title: str) -> None:
     try:
         from sandlot import reports
@@ -125,7 +200,9 @@ def write_report(path: Path, records: list[dict[str, Any]], ks: list[int], title
 
 
 def eval_command(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="dataset id (sandlot: list)")],
+    dataset: Annotated[
+        str, typer.Option("--dataset", "-d", help="dataset id (`sandlot datasets` lists them)")
+    ],
     samples: Annotated[
         Path, typer.Option("--samples", "-s", help="JSONL: {task_id|id, completion} per line")
     ],
@@ -166,13 +243,21 @@ def eval_command(
     if report is not None and report.suffix.lower() not in (".html", ".htm"):
         raise fail(f"--report names the HTML file to write (e.g. report.html), got {report}")
     all_samples = read_samples(samples)
+    extra: dict[str, Any] = {"mode": mode} if mode else {}
+    remote = None if server == "local" or ray is not None else server
+    check_problems(dataset, all_samples, language, extra, remote, config)
     out = out or samples.with_name(samples.name.removesuffix(".jsonl") + "_results.jsonl")
     if restart and out.exists():
         out.unlink()
-    done = read_done(out)
+    prints = {s.key: fingerprint(dataset, language, extra, s) for s in all_samples}
+    done, stale = reusable(out, prints)
     todo = [s for s in all_samples if s.key not in done]
-    extra: dict[str, Any] = {"mode": mode} if mode else {}
     console.print(f"{len(all_samples)} samples, {len(done)} already judged, {len(todo)} to go")
+    if stale:
+        console.print(
+            f"{stale} earlier results are for other completions, another dataset or other "
+            f"options (or for samples no longer in {samples.name}): not reused"
+        )
     with out.open("a", encoding="utf-8") as sink, Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("accepted {task.fields[ok]}"), TimeRemainingColumn(), console=console,
@@ -183,6 +268,7 @@ def eval_command(
         def on_done(sample: Sample, rec: dict[str, Any]) -> None:
             nonlocal accepted
             accepted += bool(rec["accepted"])
+            rec = {**rec, "fingerprint": prints[sample.key]}
             sink.write(json.dumps(rec) + "\n")
             sink.flush()  # a crash loses at most the samples in flight
             done[sample.key] = rec
@@ -204,17 +290,21 @@ def eval_command(
             raise fail(str(exc), 1) from None
     for node, count in per_node.items():
         console.print(f"ray node {node[:12]}: {count} samples judged")
-    from sandlot.judge.metrics import summarize
+    from sandlot.judge.metrics import counts, summarize
 
     pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]
     table = Table("metric", "value")
-    for name, value in summarize(pairs, ks).items():
+    scores = summarize(pairs, ks)
+    for name, value in scores.items():
         table.add_row(name, f"{value:.4f}")
     table.add_row("accepted", f"{sum(a for _, a in pairs)}/{len(pairs)}")
     console.print(table)
+    fewest = min(counts(pairs).values(), default=(0, 0))[0]
+    for wanted in sorted(set(ks)):
+        if f"pass@{wanted}" not in scores:
+            console.print(f"pass@{wanted} needs {wanted} samples of every problem; "
+                          f"the fewest here is {fewest}")  # fmt: skip
     console.print(f"per-sample results: {out}")
     if report is not None:
-        # Records of runs from before reports existed have no dataset: it is this one.
-        records = [{**done[s.key], "dataset": done[s.key].get("dataset") or dataset}
-                   for s in all_samples if s.key in done]  # fmt: skip
+        records = [done[s.key] for s in all_samples if s.key in done]
         write_report(report, records, ks, f"sandlot eval: {dataset} ({samples.name})")

@@ -113,6 +113,10 @@ class BaseClient:
         return {"dataset": dataset, "id": id, "completion": completion,
                 "config": {k: v for k, v in config.items() if v is not None}}  # fmt: skip
 
+    @staticmethod
+    def _ids_body(dataset: str, config: dict[str, Any]) -> dict[str, Any]:
+        return {"dataset": dataset, "config": {k: v for k, v in config.items() if v is not None}}
+
     def _repo_tests_body(self, cmd: str, files: Files, timeout: float) -> dict[str, Any]:
         return {"cmd": cmd, "timeout": timeout, "files": self._files(files)}
 

@@ -77,6 +77,10 @@ class Client(BaseClient):
         body = self._submit_body(dataset, id, completion, config)
         return self._eval_result(self._request("POST", "/submit", body))
 
+    def list_ids(self, dataset: str, **config: Any) -> list[int | str]:
+        """Every problem id of a dataset (POST /list_ids); config as /submit's."""
+        return self._request("POST", "/list_ids", self._ids_body(dataset, config))
+
     def repo_tests(self, cmd: str, files: Files, timeout: float) -> dict[str, Any]:
         """A test command over a repository's files, in a box on the server."""
         body = self._repo_tests_body(cmd, files, timeout)

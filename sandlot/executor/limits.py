@@ -25,10 +25,12 @@ def asked_of(request: object) -> dict[str, Any]:
     return {limit.setting: getattr(request, limit.setting) for limit in RUN_LIMITS}
 
 
-def check_asked(config: Config, asked: Asked) -> None:
-    """InvalidRequest saying what to change for a run limit that is not a number in range."""
+def check_asked(config: Config, asked: Asked, sent_as: Mapping[str, str] | None = None) -> None:
+    """InvalidRequest saying what to change for a run limit that is not a number in range,
+    naming it as the request did (`sent_as`: setting -> field, where not the row's field)."""
     for limit in RUN_LIMITS:
-        value, what = asked.get(limit.setting), limit.field
+        value = asked.get(limit.setting)
+        what = (sent_as or {}).get(limit.setting, limit.field)
         if value is None:
             continue
         if not math.isfinite(value):

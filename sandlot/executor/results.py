@@ -5,6 +5,7 @@ from `verdict_of`.
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -60,6 +61,35 @@ def describe(outcome: Outcome) -> str:
     return f"exited with code {outcome.exit_code}"
 
 
+_SIGNALS = frozenset(signal.Signals)
+COMPILE_STEP, RUN_STEP = "the compile step", "the program"  # how a message names each step
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.0f} MiB"
+
+
+def in_words(outcome: Outcome, step: str) -> str:
+    """How a step that did not just succeed ended, for a person: `step` is "the program" or
+    "the compile step"."""
+    if outcome.limit is Limit.WALL_TIME:
+        return f"time limit: {step} was stopped after {outcome.wall_time:.1f}s"
+    if outcome.limit is Limit.CPU_TIME:
+        return f"CPU time limit: {step} was stopped after {outcome.cpu_time:.1f}s of CPU"
+    if outcome.limit is Limit.MEMORY:
+        return f"memory limit: {step} was killed at {_mib(outcome.memory_peak)}"
+    if outcome.limit is Limit.OUTPUT:
+        stream, size = (("stdout", len(outcome.stdout)) if outcome.stdout_truncated
+                        else ("stderr", len(outcome.stderr)))  # fmt: skip
+        return f"output limit: its {stream} passed {_mib(size)}, so {step} was stopped"
+    if outcome.signal is not None:
+        name = signal.Signals(outcome.signal).name if outcome.signal in _SIGNALS else "?"
+        return f"{step} was killed by signal {outcome.signal} ({name})"
+    if step == COMPILE_STEP:
+        return f"{step} failed with exit code {outcome.exit_code}"
+    return f"{step} exited with code {outcome.exit_code}"
+
+
 def command_status(outcome: Outcome) -> str:
     return TIME_LIMIT_EXCEEDED if verdict_of(outcome) is Verdict.TIME_LIMIT else FINISHED
 
@@ -110,10 +140,14 @@ class Execution:
 
     @property
     def message(self) -> str:
+        """Why the request failed, in words; "" when it did not."""
         if self.error is not None:
             return self.error
         if self.unproven:
             return UNPROVEN
+        for step, outcome in ((COMPILE_STEP, self.compile), (RUN_STEP, self.run)):
+            if outcome is not None and verdict_of(outcome) is not None:
+                return in_words(outcome, step)
         return ""
 
 
@@ -140,3 +174,19 @@ class TestRun:
         return (
             self.execution.error is None and bool(self.cases) and all(c.passed for c in self.cases)
         )
+
+    @property
+    def message(self) -> str:
+        """Why the cases failed, in words: the build's failure, or how many failed and why the
+        first did; "" when they all passed."""
+        failed = [(n, c) for n, c in enumerate(self.cases, 1) if not c.passed]
+        if self.execution.message or not failed:
+            return self.execution.message
+        n, first = failed[0]
+        if first.error:
+            why = first.error
+        elif first.run is not None and verdict_of(first.run) is not None:
+            why = in_words(first.run, RUN_STEP)
+        else:
+            why = "wrong answer"
+        return f"{len(failed)} of {len(self.cases)} test cases failed, the first is case {n}: {why}"

@@ -51,6 +51,7 @@ class CodeRequest:
     # server's max_pids).
     any_cpu: bool = False
     pids: int = 0
+    run_timeout_field: str = "run_timeout"  # what the request called it, for its error messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,7 @@ class Executor:
             raise TooLarge(f"files total more than the {cfg.max_files_bytes} bytes allowed")
         for name in (*req.files, *req.fetch):
             safe_relpath(name)
-        check_asked(cfg, asked_of(req))
+        check_asked(cfg, asked_of(req), {RUN_TIMEOUT.setting: req.run_timeout_field})
         return row
 
     def _limits(

@@ -100,13 +100,22 @@ def _drain(
             if report is not None and now - last_report >= HEARTBEAT:
                 last_report = now
                 latest = f": {lines[-1].strip()[:120]}" if lines else ""
-                what = " ".join([Path(argv[0]).name, *argv[1:3]])
+                wrapped = unwrapped(argv)
+                what = " ".join([Path(wrapped[0]).name, *wrapped[1:3]])
                 report(f"`{what}` still running after {now - started:.0f} s{latest}")
     return data[out_fd].decode(errors="replace"), lines
 
 
 def tail(lines: list[str]) -> list[str]:
     return lines[-25:]
+
+
+def unwrapped(argv: list[str]) -> list[str]:
+    """The command a wrapper (as_nobody's setpriv) runs, its options left out."""
+    if Path(argv[0]).name != "setpriv":
+        return argv
+    start = next((i for i, arg in enumerate(argv[1:], 1) if not arg.startswith("-")), 0)
+    return argv[start:] if start else argv
 
 
 def as_nobody(argv: list[str]) -> list[str]:

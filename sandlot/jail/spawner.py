@@ -151,7 +151,7 @@ class Spawner:
         try:
             watch = Watch(
                 pidfd, wait_status, spec, started, (out_r, err_r, in_w), self.chan.fileno(),
-                cg.task_count, lambda: self._kill_all(group),
+                cg.task_count, lambda: self._kill_all(group), lambda: self._ask_to_stop(group),
             )  # fmt: skip
             status, outcome = watch.run()
         except BaseException:
@@ -348,6 +348,24 @@ class Spawner:
         """SIGKILL every process of the run's group but the spawner and its zygote."""
         group.cgroup.kill(self._own_pids(group))
 
+    def _ask_to_stop(self, group: RunGroup) -> None:
+        """SIGTERM what runs in the box (its processes, but its init): the time is up."""
+        keep = self._own_pids(group)
+        for pid in group.cgroup.pids():
+            if pid in keep:
+                continue
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                continue  # ended since
+            try:
+                if _a_boxs_program(pid):  # checked after the pidfd pins the process
+                    signal.pidfd_send_signal(pidfd, signal.SIGTERM)
+            except OSError:
+                pass
+            finally:
+                os.close(pidfd)
+
     def _sweep(self, group: RunGroup) -> None:
         """Reap bwrap's orphans and make sure nothing of the run is left in its group.
 
@@ -426,6 +444,17 @@ def _own_cpu() -> float:
     """The spawner's own CPU seconds, which a cgroup it shares with a run also counts."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def _a_boxs_program(pid: int) -> bool:
+    """In a box's pid namespace and not its init: a program (never bwrap's outer process, nor
+    the spawner's or a zygote's, which live in ours)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("NSpid:"):
+                ids = line.split()[1:]
+                return len(ids) > 1 and ids[-1] != "1"
+    return False
 
 
 def _reap() -> None:

@@ -1,6 +1,10 @@
 """Watching one running box: its stdin fed, its output drained under the cap, its clock kept.
 
 The box ends by itself, or is killed on a limit (wall time, output) or when the server goes away.
+At its wall time the box's programs are first asked to stop (SIGTERM), and the box is killed
+STOP_GRACE seconds later if it has not ended: a runtime that flushes its buffered output on
+SIGTERM (Ruby, Racket; Python and Perl as sandlot starts them) keeps what the program wrote
+before its time ran out, where a kill alone would lose it.
 A box that has been killed and still has not ended after KILL_GRACE seconds means a process the
 kernel cannot kill: the slot is then unusable (SlotBroken), never silently reused. While the
 slot's task count still falls, the box is dying, only slowly (hundreds of processes of a fork
@@ -25,12 +29,14 @@ from sandlot.jail.spec import Limit, Outcome, RunSpec
 
 READ_CHUNK = 1 << 16
 DRAIN_GRACE = 1.0  # seconds to wait for pipes to close once the box has ended
+STOP_GRACE = 0.5  # seconds between asking a box's programs to stop and killing it
 KILL_GRACE = 5.0  # seconds a killed box may take to end without its task count falling
 KILL_GIVE_UP = 60.0  # seconds a killed box may take to end, however it falls
 
 Waiter = Callable[[], int]  # returns the wait status of a box's top process
 Counter = Callable[[], int]  # returns the tasks in the box's slot
 Killer = Callable[[], None]  # SIGKILLs every process of the box's slot but the jail's own
+Stopper = Callable[[], None]  # SIGTERMs the box's programs (its processes but its init)
 
 
 class ServerGone(Exception):
@@ -47,9 +53,11 @@ class Watch:
     def __init__(
         self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
         fds: tuple[int, int, int], server_fd: int, tasks: Counter, kill_all: Killer,
+        ask_to_stop: Stopper,
     ) -> None:  # fmt: skip
         self.pidfd, self.wait_status, self.server_fd = pidfd, wait_status, server_fd
-        self.tasks, self.kill_all = tasks, kill_all
+        self.tasks, self.kill_all, self.ask_to_stop = tasks, kill_all, ask_to_stop
+        self.asked = False  # its programs were asked to stop
         self.tasks_left = 0  # when last counted, since the kill
         self.killed_all = False
         self.cap = spec.limits.output
@@ -90,7 +98,9 @@ class Watch:
     def _tick(self, now: float) -> float | None:
         """Act on the clocks; the poll timeout in ms (-1: none), or None to stop watching."""
         if self.status is None:
-            if now >= self.deadline:
+            if now >= self.deadline and not self.asked:
+                self._ask(now, Limit.WALL_TIME)
+            elif now >= self.deadline:
                 self._hit(Limit.WALL_TIME)
             if now >= self.killed_at + KILL_GRACE:
                 left = self.tasks()
@@ -123,6 +133,14 @@ class Watch:
             self._feed(event)
         else:
             self._drain(fd)
+
+    def _ask(self, now: float, limit: Limit) -> None:
+        """The limit is reached: the programs are asked to stop, and killed after a grace."""
+        if self.outcome.limit is None:
+            self.outcome.limit = limit
+        self.asked = True
+        self.ask_to_stop()
+        self.deadline = now + STOP_GRACE
 
     def _hit(self, limit: Limit) -> None:
         """A limit was reached: the first one is the run's, even when the box has already ended

@@ -29,7 +29,9 @@ Differences a script run in-process can notice: the hash seed is shared by the r
 `sys.flags` shows -I -S (site is imported after the privileges are dropped), and a stack the
 script walks (traceback.print_stack, a warning's stacklevel) goes on below it into frames of
 `<sandlot zygote>`. A script's end is the interpreter's (see `finish`), whatever names the
-script rebound.
+script rebound. SIGTERM and SIGXCPU have a handler that flushes stdout and stderr before the
+signal ends the script as it would have (the jail's time limit sends SIGTERM before its kill: a
+script's buffered output, lost to a kill, is kept).
 
 Protocol over FD (a SOCK_SEQPACKET socket): first message the seccomp filter (raw BPF), then a
 JSON list of preludes (texts many scripts begin with, compiled here once: see Preludes); then
@@ -446,10 +448,26 @@ def fork_script(box, namespaces, run, fds, confinement):
         _exit(1)  # whatever happened to the script's end: never back into the zygote's loop
 
 
+def flush_then_die(signum, frame):
+    """The time is up (the jail's SIGTERM, or SIGXCPU at the CPU limit): what the script wrote
+    goes out, then the signal ends it as it would have ended `python`."""
+    for name in ("stdout", "stderr"):
+        stream = _getattr(sys, name, None)
+        try:
+            stream.flush()
+        except _BaseException:  # closed by the script, its reader gone, or not a stream
+            continue
+    _set_handler(signum, signal.SIG_DFL)
+    _kill(_getpid(), signum)
+
+
 def run_script(argv):
     """Run `argv[0]` as __main__ the way `python SCRIPT ARGS` would, then exit."""
     import site
     import types
+
+    for sig in (signal.SIGTERM, signal.SIGXCPU):
+        signal.signal(sig, flush_then_die)
 
     sys.dont_write_bytecode = True
     if not WARM["site"]:
@@ -495,6 +513,7 @@ _exit, _write, _exec, _getattr, _type, _issubclass, _repr, _str = (
     os._exit, os.write, exec, getattr, type, issubclass, repr, str
 )  # fmt: skip
 _BaseException, _SystemExit, _int, _as_int = BaseException, SystemExit, int, int.__index__
+_set_handler, _kill, _getpid = signal.signal, os.kill, os.getpid  # flush_then_die's
 _traceback_of = vars(BaseException)["__traceback__"].__get__  # whatever the exception's class says
 _with_traceback = BaseException.with_traceback
 _display = sys.__excepthook__  # the interpreter's own report of an exception

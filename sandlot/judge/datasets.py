@@ -7,6 +7,7 @@ Built-in datasets are gzip JSONL files shipped in `sandlot/judge/data/`; user da
 
 from __future__ import annotations
 
+import difflib
 import gzip
 import json
 import threading
@@ -272,8 +273,16 @@ class Datasets:
         key = self.aliases.get(name, name)
         spec = self.specs.get(key)
         if spec is None:
-            raise NotFound(f"unknown dataset {name!r}; this server has: {', '.join(self.names())}")
+            raise NotFound(self._unknown(name))
         return spec
+
+    def _unknown(self, name: str) -> str:
+        """Why `name` is no dataset: the names it is closest to, else every name there is."""
+        close = difflib.get_close_matches(name, [*self.specs, *self.aliases], n=3, cutoff=0.6)
+        if close:
+            return (f"unknown dataset {name!r}; did you mean {' or '.join(map(repr, close))}? "
+                    f"(GET /list_datasets lists all {len(self.specs)})")  # fmt: skip
+        return f"unknown dataset {name!r}; this server has: {', '.join(self.names())}"
 
     def get(self, name: str) -> Dataset:
         spec = self.spec(name)

@@ -230,7 +230,8 @@ class Judge:
         job = assembled.job
         if job is None:
             verdict = Verdict.REFUSED if assembled.refused else Verdict.NO_CODE
-            result.extra.update(verdict=verdict.value, reason=assembled.reason)
+            result.extra.update(verdict=verdict.value, reason=assembled.reason,
+                                language=self._language_of(spec, row, cfg))  # fmt: skip
             return result
         result.extra["language"] = job.language
         result.full_code = job.view if isinstance(job, Program) and job.view else job.code
@@ -295,6 +296,11 @@ class Judge:
         stdio = isinstance(job, StdioJob)
         split = isinstance(job, Program) and job.apart
         return of_job(spec.name, spec.family, name, sealed=sealed, stdio=stdio, split=split)
+
+    def _language_of(self, spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str | None:
+        """The language a problem is judged in when there is no program to say it."""
+        named = spec.language or cfg.language or row.get("language")
+        return self.resolve_language(named) if isinstance(named, str) else None
 
     def _check_job(self, job: Program | StdioJob) -> tuple[Verdict, str] | None:
         try:

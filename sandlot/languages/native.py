@@ -142,6 +142,7 @@ ROWS: tuple[Language, ...] = (
         name="cpp",
         aliases=("c++", "cxx"),
         source="main.cpp",
+        suffixes=(".cc", ".cxx"),
         compile=("/usr/bin/g++", "-std=c++17", "-O2", "-o", "main", "{src}", "-lpthread"),
         artifacts=("main",),
         run=("./main",),

@@ -31,6 +31,7 @@ ROWS: tuple[Language, ...] = (
         name="nodejs",
         aliases=("javascript", "js", "node"),
         source="main.js",
+        suffixes=(".mjs", ".cjs"),  # node reads either kind of module from main.js
         run=(*NODE, "{src}"),
         version=("/usr/bin/node", "--version"),
         binds=("{runtime}/node",),
@@ -45,6 +46,7 @@ ROWS: tuple[Language, ...] = (
         name="typescript",
         aliases=("ts",),
         source="main.ts",
+        suffixes=(".mts", ".cts"),
         # esbuild (the transpiler tsx runs) strips the types, as SandboxFusion's tsx does: no
         # type check. Transpiling in 20 ms as a compile step lets the compile cache keep the JS,
         # and the run is a plain node start instead of tsx's loader (~250 ms).

@@ -50,6 +50,7 @@ class Language:
     artifacts: tuple[str, ...] = ()  # what the compile step leaves for the run step
     version: tuple[str, ...] = ()  # argv printing the toolchain version (first line is kept)
     aliases: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()  # file suffixes besides `source`'s that name this language
     binds: tuple[str, ...] = ()  # extra read-only host paths the toolchain needs
     env: dict[str, str] = field(default_factory=dict)
     requires: tuple[str, ...] = ()  # host paths that must exist for the language to be usable

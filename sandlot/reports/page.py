@@ -49,6 +49,10 @@ def _mix(verdicts: dict[str, int]) -> str:
     return ", ".join(f"{v} {n}" for v, n in verdicts.items())
 
 
+def _pass(values: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v:.4f}" for k, v in values.items()) or "no pass@k"
+
+
 def _reason(text: str | None) -> str | None:
     if text is None:
         return None
@@ -62,10 +66,14 @@ def _img(png: bytes, alt: str) -> str:
 def render(summary: dict[str, Any], images: dict[str, bytes]) -> str:
     """The HTML page of `summary`, with `images` ("main", "run_time": PNG bytes) embedded."""
     ks = summary["ks"]
+    every = summary["overall"]
+    overall = ["overall", "all", every["problems"], every["samples"], summary["accepted"],
+               *(every["pass_at_k"].get(f"pass@{k}") for k in ks)]  # fmt: skip
     groups = _table(
         ["dataset", "language", "problems", "samples", "accepted", *(f"pass@{k}" for k in ks)],
         [[g["dataset"], g["language"], g["problems"], g["samples"], g["accepted"],
-          *(g["pass_at_k"].get(f"pass@{k}") for k in ks)] for g in summary["groups"]],
+          *(g["pass_at_k"].get(f"pass@{k}") for k in ks)] for g in summary["groups"]]
+        + ([overall] if len(summary["groups"]) > 1 else []),
     )  # fmt: skip
     rt = summary["run_times"]
     times = (f"median {rt['median']:.3f} s, 90th percentile {rt['p90']:.3f} s, slowest "
@@ -95,7 +103,9 @@ def render(summary: dict[str, Any], images: dict[str, bytes]) -> str:
 <h1>{title}</h1>
 <p class="muted">{summary["accepted"]} of {summary["samples"]} samples accepted ·
 verdicts: {escape(_mix(summary["verdicts"]))} · made {escape(summary["created"])} by sandlot</p>
-<h2>pass@k per dataset and language</h2>{groups}
+<h2>pass@k per dataset and language</h2>
+<p>Overall: {escape(_pass(every["pass_at_k"]))} over {every["problems"]} problems (a pass@k
+is left out when a problem has fewer than k samples).</p>{groups}
 <figure>{_img(images["main"], "pass@k and verdicts per dataset and language")}</figure>
 <h2>Run times</h2><p>{times}</p>
 <figure>{_img(images["run_time"], "histogram of run times")}</figure>

@@ -2,12 +2,16 @@
 
 A record is one judged sample, as `sandlot eval` writes it: id, sample, accepted, verdict,
 reason, and (since reports exist) dataset, language and run_time. Older records without the
-last three are grouped under "?" and left out of the run times.
+last three are grouped under "?" and left out of the run times. A record without a language
+(a sample with no code, judged before the judge named one) counts in its dataset's language
+when the dataset's other records have only one, so that every problem is one row and the
+groups' pass@k is what `sandlot eval` prints.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -21,8 +25,23 @@ SLOWEST = 10  # samples listed as the slowest
 UNKNOWN = "?"
 
 
-def _key(rec: Record) -> tuple[str, str]:
-    return str(rec.get("dataset") or UNKNOWN), str(rec.get("language") or UNKNOWN)
+def _dataset(rec: Record) -> str:
+    return str(rec.get("dataset") or UNKNOWN)
+
+
+def _languages(records: list[Record]) -> dict[str, str]:
+    """Each dataset's language, where its records name exactly one."""
+    named: dict[str, set[str]] = defaultdict(set)
+    for rec in records:
+        if rec.get("language"):
+            named[_dataset(rec)].add(str(rec["language"]))
+    return {dataset: next(iter(langs)) for dataset, langs in named.items() if len(langs) == 1}
+
+
+def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that orders the numbers in ids by value: 2 before 10, HumanEval/9 before /10."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part)
+                 for part in re.split(r"(\d+)", text) if part)  # fmt: skip
 
 
 def _verdict(rec: Record) -> str:
@@ -65,23 +84,31 @@ def _group(key: tuple[str, str], recs: list[Record], ks: list[int]) -> dict[str,
     }  # fmt: skip
 
 
-def _slow(seconds: float, rec: Record) -> dict[str, Any]:
-    dataset, language = _key(rec)
+def _slow(seconds: float, rec: Record, key: tuple[str, str]) -> dict[str, Any]:
+    dataset, language = key
     return {"dataset": dataset, "language": language, "id": str(rec.get("id")),
             "sample": rec.get("sample"), "run_time": seconds, "verdict": _verdict(rec)}  # fmt: skip
 
 
 def summarize(records: list[Record], ks: Iterable[int], title: str = "sandlot eval") -> dict:
-    """pass@k per (dataset, language), each problem's row, the verdict mix, run times, the
-    slowest samples and the failing problems (fewest accepted first)."""
+    """pass@k per (dataset, language) and over all, each problem's row, the verdict mix, run
+    times, the slowest samples and the failing problems (fewest accepted first)."""
     ks = sorted({k for k in ks if k >= 1}) or [1]
+    languages = _languages(records)
+
+    def key(rec: Record) -> tuple[str, str]:
+        dataset = _dataset(rec)
+        return dataset, str(rec.get("language") or languages.get(dataset) or UNKNOWN)
+
     by_group: dict[tuple[str, str], list[Record]] = defaultdict(list)
     by_problem: dict[tuple[str, str, str], list[Record]] = defaultdict(list)
     for rec in records:
-        by_group[_key(rec)].append(rec)
-        by_problem[(*_key(rec), str(rec.get("id")))].append(rec)
-    groups = [_group(key, recs, ks) for key, recs in sorted(by_group.items())]
-    problems = [_problem(key, recs) for key, recs in sorted(by_problem.items())]
+        by_group[key(rec)].append(rec)
+        by_problem[(*key(rec), str(rec.get("id")))].append(rec)
+    groups = [_group(k, recs, ks) for k, recs in sorted(by_group.items())]
+    order = sorted(by_problem, key=lambda k: (k[0], k[1], _natural(k[2])))
+    problems = [_problem(k, by_problem[k]) for k in order]
+    everyone = ((k, bool(r.get("accepted"))) for k, recs in by_problem.items() for r in recs)
     timed = [(t, r) for r in records if (t := _seconds(r.get("run_time"))) is not None]
     times = [t for t, _ in timed]
     slowest = sorted(timed, key=lambda pair: -pair[0])[:SLOWEST]
@@ -91,6 +118,11 @@ def summarize(records: list[Record], ks: Iterable[int], title: str = "sandlot ev
         "ks": ks,
         "samples": len(records),
         "accepted": sum(bool(r.get("accepted")) for r in records),
+        "overall": {
+            "problems": len(by_problem),
+            "samples": len(records),
+            "pass_at_k": pass_at_k(everyone, ks),
+        },
         "groups": groups,
         "verdicts": dict(Counter(_verdict(r) for r in records).most_common()),
         "run_times": {
@@ -100,10 +132,10 @@ def summarize(records: list[Record], ks: Iterable[int], title: str = "sandlot ev
             "max": max(times) if times else None,
             "values": [round(t, 6) for t in times],
         },
-        "slowest": [_slow(t, r) for t, r in slowest],
+        "slowest": [_slow(t, r, key(r)) for t, r in slowest],
         "failing": sorted(
             (p for p in problems if p["accepted"] < p["samples"]),
-            key=lambda p: (p["accepted"] / p["samples"], p["dataset"], p["id"]),
+            key=lambda p: (p["accepted"] / p["samples"], p["dataset"], _natural(p["id"])),
         ),
         "problems": problems,
     }

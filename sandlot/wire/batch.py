@@ -39,7 +39,7 @@ class BatchItem(BaseModel):
     language: str = Field("python", description="a language name or alias")
     compile_timeout: Seconds | None = Field(None, description="seconds (default 10)")
     run_timeout: Seconds | None = Field(None, description="seconds (default 10)")
-    memory_limit_MB: MemoryMB | None = Field(None, description="MiB; -1 or absent: the default")
+    memory_limit_MB: MemoryMB = Field(None, description="MiB; -1 or absent: the default")
     files: NullableFiles | None = Field(None, description="path -> base64 content")
     test_cases: list[TestCaseIn] | None = Field(
         None,

@@ -15,7 +15,12 @@ from sandlot.wire.types import Count, MemoryMB, Positive, Seconds, one_of_requir
 
 ProblemId = int | str
 Dataset = Annotated[
-    str, Field(description="a dataset id; GET /list_datasets lists them", examples=["humaneval"])
+    str,
+    Field(
+        description="a dataset id (GET /list_datasets lists them) or an alias of one "
+        "(humaneval for humaneval_python)",
+        examples=["humaneval_python"],
+    ),
 ]
 
 
@@ -30,7 +35,7 @@ class TestConfig(BaseModel):
     is_fewshot: bool | None = None
     compile_timeout: Seconds | None = None
     run_timeout: Seconds | None = None
-    memory_limit_MB: MemoryMB | None = None
+    memory_limit_MB: MemoryMB = None
     custom_extract_logic: str | None = Field(
         None, description="refused: sandlot never runs client code in the server"
     )
@@ -114,6 +119,20 @@ class GetMetricsRequest(BaseModel):
     dataset: Dataset
     config: TestConfig = TestConfig()
     results: list[dict[str, Any]] = []
+
+
+class GetMetricsFunctionRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    dataset: Dataset
+    config: TestConfig = TestConfig()
+
+
+class GetMetricsFunctionResult(BaseModel):
+    function: str | None = Field(
+        description="Python source defining get_metrics(results), to run with k_targets and "
+        "repeats defined; null for a dataset without one"
+    )
 
 
 class Sample(BaseModel):

@@ -58,7 +58,7 @@ class RunCodeRequest(BaseModel):
     compile_timeout: Seconds | None = Field(None, description="seconds (default 10)")
     run_timeout: Seconds | None = Field(None, description="seconds (default 10)")
     timeout: Seconds | None = Field(None, description="same as run_timeout (the simple shape)")
-    memory_limit_MB: MemoryMB | None = Field(None, description="MiB; -1 or absent: the default")
+    memory_limit_MB: MemoryMB = Field(None, description="MiB; -1 or absent: the default")
     stdin: str | None = None
     files: NullableFiles | None = Field(None, description="path -> base64 content")
     fetch_files: list[RelPath] | None = Field(None, description="paths to read back after the run")
@@ -71,6 +71,16 @@ class RunCodeRequest(BaseModel):
         description="expression test cases compare plain data only: numbers, strings, lists, "
         "dicts... of built-in types, never an object of the program's own making",
     )
+
+    @model_validator(mode="after")
+    def _one_run_timeout(self) -> RunCodeRequest:
+        both = self.timeout is not None and self.run_timeout is not None
+        if both and self.timeout != self.run_timeout:
+            raise ValueError(
+                "timeout and run_timeout are the same setting: give one (got "
+                f"timeout={self.timeout:g}, run_timeout={self.run_timeout:g})"
+            )
+        return self
 
 
 class CommandRunResult(BaseModel):

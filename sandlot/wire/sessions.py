@@ -27,7 +27,7 @@ class RunJupyterRequest(BaseModel):
         0, description="seconds per cell; 0: no limit of its own"
     )
     total_timeout: Seconds | None = Field(45, description="seconds for all the cells")
-    memory_limit_MB: MemoryMB | None = Field(-1, description="MiB for the kernel; -1: default")
+    memory_limit_MB: MemoryMB = Field(-1, description="MiB for the kernel; -1: default")
     kernel: Literal["python3"] | None = "python3"
     files: NullableFiles | None = Field(None, description="path -> base64 content")
     fetch_files: list[RelPath] | None = Field(None, description="paths to read back after")
@@ -72,7 +72,7 @@ class SessionLimitsFields(BaseModel):
 
     idle_timeout: Seconds | None = Field(None, description="seconds unused before it ends")
     lifetime: Seconds | None = Field(None, description="seconds it lives, however busy")
-    memory_limit_MB: MemoryMB | None = Field(None, description="MiB for everything in its box")
+    memory_limit_MB: MemoryMB = Field(None, description="MiB for everything in its box")
     pause_after: PauseAfter | None = Field(
         None, description="seconds unused before its state goes to disk and its box is freed, "
         "until its next use (0: never; default: the server's session_pause_after)",

@@ -9,10 +9,17 @@ that leaves the work dir (400), and the schema carries the pattern of a safe one
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import (
+    Field,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+    WrapValidator,
+)
 from pydantic.json_schema import JsonDict
+from pydantic_core import PydanticCustomError
 
 # One path component: anything without '/' or NUL except "." and "..".
 _PART = r"(?:[^/.\x00][^/\x00]*|\.[^/.\x00][^/\x00]*|\.\.[^/\x00]+)"
@@ -23,8 +30,30 @@ Seconds = Annotated[float, Field(gt=0, allow_inf_nan=False, description="seconds
 Tolerance = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Count = Annotated[int, Field(ge=0)]
 Positive = Annotated[int, Field(ge=1)]
-# SandboxFusion's -1 means "the server's default"; anything else is MiB, at least 1.
-MemoryMB = Literal[-1] | Positive
+# SandboxFusion's -1 means "the server's default"; anything else is MiB, at least 1; null or
+# absent, the default too. One check with one message, where a union would report each of its
+# branches' errors ("lots": "Input should be -1; ... unable to parse string as an integer").
+MEMORY_MB = "a whole number of MiB, at least 1, or -1 for the server's default"
+
+
+def _memory_mb(value: Any, as_int: ValidatorFunctionWrapHandler) -> int | None:
+    if value is None:
+        return None
+    try:
+        number = as_int(value)
+    except ValidationError:
+        number = 0
+    if number != -1 and number < 1:
+        raise PydanticCustomError("memory_mb", MEMORY_MB)
+    return int(number)
+
+
+MemoryMB = Annotated[
+    int | None,
+    WrapValidator(_memory_mb),
+    WithJsonSchema({"anyOf": [{"type": "integer", "const": -1}, {"type": "integer", "minimum": 1},
+                              {"type": "null"}], "description": MEMORY_MB}),
+]  # fmt: skip
 _PATH_SCHEMA: JsonDict = {"minLength": 1, "pattern": PATH_PATTERN}
 RelPath = Annotated[
     str,

@@ -34,6 +34,7 @@ READERS_OWN = {
     "claude": "docs/mcp.md: Claude Code, the MCP client it configures",
     "vllm": "docs/mcp.md: the model server it points at sandlot's python tool",
     **dict.fromkeys(("export", "printf", "mkdir", "cp", "base64"), "the shell and coreutils"),
+    "grep": "Debian's essential set, there before set-up",
 }
 # Commands that Debian packages of `sandlot setup` provide, by package.
 FROM_DEBIAN = {"curl": "curl", "jq": "jq"}

@@ -54,7 +54,7 @@ def watch_until_broken(
 
     w = watch.Watch(
         pidfd, lambda: os.waitpid(proc.pid, 0)[1], spec, time.monotonic(),
-        (out_r, err_r, in_w), server_r, count, lambda: killed_all.append(looks),
+        (out_r, err_r, in_w), server_r, lambda: None, count, lambda: killed_all.append(looks),
     )  # fmt: skip
     try:
         with pytest.raises(SlotBroken) as raised:

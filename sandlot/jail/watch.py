@@ -1,6 +1,8 @@
 """Watching one running box: its stdin fed, its output drained under the cap, its clock kept.
 
-The box ends by itself, or is killed on a limit (wall time, output) or when the server goes away.
+The box ends by itself, or is killed on a limit (wall time, output), when the server says stop
+(nobody waits for the run any more: it is then answered as usual, with no limit named), or when
+the server goes away.
 A box that has been killed and still has not ended after KILL_GRACE seconds means a process the
 kernel cannot kill: the slot is then unusable (SlotBroken), never silently reused. While the
 slot's task count still falls, the box is dying, only slowly (hundreds of processes of a fork
@@ -31,6 +33,8 @@ KILL_GIVE_UP = 60.0  # seconds a killed box may take to end, however it falls
 Waiter = Callable[[], int]  # returns the wait status of a box's top process
 Counter = Callable[[], int]  # returns the tasks in the box's slot
 Killer = Callable[[], None]  # SIGKILLs every process of the box's slot but the jail's own
+# Reads what the server said mid-run: returns if it said stop, raises ServerGone if it is gone.
+Listener = Callable[[], None]
 
 
 class ServerGone(Exception):
@@ -46,9 +50,11 @@ def kill(pidfd: int) -> None:
 class Watch:
     def __init__(
         self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
-        fds: tuple[int, int, int], server_fd: int, tasks: Counter, kill_all: Killer,
+        fds: tuple[int, int, int], server_fd: int, heard: Listener, tasks: Counter,
+        kill_all: Killer,
     ) -> None:  # fmt: skip
         self.pidfd, self.wait_status, self.server_fd = pidfd, wait_status, server_fd
+        self.heard = heard
         self.tasks, self.kill_all = tasks, kill_all
         self.tasks_left = 0  # when last counted, since the kill
         self.killed_all = False
@@ -117,17 +123,22 @@ class Watch:
             self.status = self.wait_status()
             self.drain_until = time.monotonic() + DRAIN_GRACE
         elif fd == self.server_fd:
-            kill(self.pidfd)
-            raise ServerGone
+            try:
+                self.heard()
+            except ServerGone:
+                kill(self.pidfd)
+                raise
+            self.poller.unregister(fd)  # it said stop: it now waits for the answer
+            self._hit(None)
         elif fd == self.in_w:
             self._feed(event)
         else:
             self._drain(fd)
 
-    def _hit(self, limit: Limit) -> None:
-        """A limit was reached: the first one is the run's, even when the box has already ended
-        by itself (a program that writes past the cap and exits at once is often gone before its
-        output is read); a box still running is killed."""
+    def _hit(self, limit: Limit | None) -> None:
+        """A limit was reached (None: the server said stop): the first one is the run's, even
+        when the box has already ended by itself (a program that writes past the cap and exits
+        at once is often gone before its output is read); a box still running is killed."""
         if self.outcome.limit is None:
             self.outcome.limit = limit
         if self.status is None and self.killed_at == math.inf:

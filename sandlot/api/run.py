@@ -24,7 +24,7 @@ async def run_code(
     req: RunCodeRequest, request: Request, service: ServiceDep
 ) -> RunCodeResponse | Response:
     """Run code once, or against `test_cases`; SandboxFusion's contract plus extra fields. With a
-    `session_id`, in that session (see /sessions)."""
+    `session_id`, in that session (see /sessions). A run whose client goes away is stopped."""
     if req.session_id is not None:
         return await run_code_in_session(service, req, request)
     executor = service.require_executor()

@@ -531,7 +531,7 @@ def test_stdio_bridges_to_a_server_with_its_key(keyed: Server) -> None:
     async def body() -> None:
         env = stdio_env(SANDBOX_FUSION_URL=keyed.url, SANDLOT_API_KEY=KEY_B)
         async with over_stdio(env=env) as s:
-            assert len((await s.list_tools()).tools) == 14
+            assert len((await s.list_tools()).tools) == 16  # every tool, over the bridge too
             out = await ok(s, "run_code", language="python", code="print(sum(range(10)))")
             assert out["stdout"] == "45\n"
             sid = (await ok(s, "session_create"))["id"]

@@ -115,36 +115,38 @@ def test_sandlot_client_retries_504_until_served(small_server):
             f.result()
 
 
-def test_a_cancelled_request_holds_its_slot_until_its_run_ends():
-    """A request cancelled mid-run (a batch's stop_on_first_failure, a shutdown) cannot stop
-    the run in its thread: its slot stays taken until the run ends, so the next caller is
-    admitted to a free slot, never queued unseen behind the old run's lock."""
+def test_a_cancelled_request_stops_its_run_and_holds_its_slot_until_the_jail_is_done():
+    """A request cancelled mid-run (its client gone, a batch's stop_on_first_failure, a
+    shutdown) has its run stopped: the box is killed, not left to its 300 s, and the slot is
+    freed only once the jail is done with it, so the next caller is admitted to a free slot,
+    never queued unseen behind the old run's lock."""
     from sandlot.config import Config
     from sandlot.executor import CodeRequest
     from sandlot.service import Service
+    from tests.conftest import sandlot_processes
 
-    service = Service(Config.load(slots=1, uid_base=64500, state_dir="/run/sandlot-test-cancel"))
+    uid = 64500
+    service = Service(Config.load(slots=1, uid_base=uid, state_dir="/run/sandlot-test-cancel"))
     service.start()
+    endless = CodeRequest(code="while True: pass", language="python", run_timeout=300)
     try:
         executor = service.executor
 
-        async def scenario() -> tuple[bool, int, int, str]:
-            long = asyncio.create_task(
-                executor.execute(CodeRequest(code=SLEEP.format(5), language="python"))
-            )
-            while executor.admission.busy == 0:
+        async def scenario() -> tuple[int, list[str], int, str]:
+            long = asyncio.create_task(executor.execute(endless))
+            while executor.admission.busy == 0 or not sandlot_processes(range(uid, uid + 1)):
                 await asyncio.sleep(0.01)
             long.cancel()
-            await asyncio.sleep(0.2)  # a 5 s run: still going
-            pending, busy_while_running = not long.done(), executor.admission.busy
+            busy_while_stopping = executor.admission.busy
             with contextlib.suppress(asyncio.CancelledError):
-                await long
-            busy_after = executor.admission.busy
+                await asyncio.wait_for(long, 120)  # a bound far under the run's 300 s
+            left = sandlot_processes(range(uid, uid + 1))
             nxt = await executor.execute(CodeRequest(code="print('next')", language="python"))
-            return pending, busy_while_running, busy_after, nxt.run.stdout.decode()
+            return busy_while_stopping, left, executor.admission.busy, nxt.run.stdout.decode()
 
-        pending, busy_while_running, busy_after, out = asyncio.run(scenario())
+        busy_while_stopping, left, busy_after, out = asyncio.run(scenario())
     finally:
         service.close()
-    assert pending and busy_while_running == 1, "the slot was freed while its run went on"
+    assert busy_while_stopping == 1, "the slot was freed while its run went on"
+    assert left == [], "the cancelled run's box is still running"
     assert busy_after == 0 and out == "next\n"

@@ -55,7 +55,8 @@ def watch_until_broken(
 
     w = watch.Watch(
         pidfd, lambda: os.waitpid(proc.pid, 0)[1], spec, time.monotonic(),
-        (out_r, err_r, in_w), server_r, count, lambda: killed_all.append(looks), lambda: None,
+        (out_r, err_r, in_w), server_r, lambda: None, count, lambda: killed_all.append(looks),
+        lambda: None,
     )  # fmt: skip
     try:
         with pytest.raises(SlotBroken) as raised:
@@ -85,3 +86,48 @@ def test_a_box_that_keeps_dying_is_given_up_on(unkillable):
     """A count that falls one task a look (a box that dies ever so slowly) is still bounded."""
     looks = iter(range(10**9, 0, -1))
     assert "tasks left in its slot" in watch_until_broken(unkillable, looks, [])
+
+
+def watch_told(heard) -> tuple[int, object]:
+    """A watch over a real `sleep 60` whose server has just spoken: the box's wait status, and
+    what the watch returned or raised (the box is waited for, up to 30 s, if it raised)."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    in_r, in_w = os.pipe()
+    server_r, server_w = os.pipe()
+    os.write(server_w, b"x")
+    proc = subprocess.Popen(["sleep", "60"], stdout=out_w, stderr=err_w, stdin=in_r)
+    for fd in (out_w, err_w, in_r):
+        os.close(fd)
+    pidfd = os.pidfd_open(proc.pid)
+    spec = RunSpec(argv=("sleep",), limits=Limits(wall_time=60))
+    w = watch.Watch(
+        pidfd, lambda: os.waitpid(proc.pid, 0)[1], spec, time.monotonic(),
+        (out_r, err_r, in_w), server_r, heard, lambda: 1, lambda: None, lambda: None,
+    )  # fmt: skip
+    try:
+        return w.run()
+    except watch.ServerGone as exc:
+        return proc.wait(30), exc
+    finally:
+        os.close(pidfd)
+        for fd in (server_r, server_w):
+            os.close(fd)
+        proc.kill()
+        proc.wait()
+
+
+def test_a_stop_from_the_server_kills_the_box_and_names_no_limit():
+    status, outcome = watch_told(lambda: None)
+    assert status is not None and os.WIFSIGNALED(status)
+    assert os.WTERMSIG(status) == signal.SIGKILL
+    assert outcome.limit is None  # nobody reads it; it is not the program's fault either
+
+
+def test_a_server_that_is_gone_has_the_box_killed_and_the_watch_ends():
+    def gone() -> None:
+        raise watch.ServerGone
+
+    returncode, raised = watch_told(gone)
+    assert isinstance(raised, watch.ServerGone)
+    assert returncode == -signal.SIGKILL

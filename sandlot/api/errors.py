@@ -33,6 +33,10 @@ _MEANING = {
 }
 
 
+# nginx's "client closed request": the client went away before its answer (api/disconnect.py)
+CLIENT_GONE = 499
+
+
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """The error answers of a route, for its OpenAPI entry."""
     return {code: {"model": ErrorBody, "description": _MEANING[code]} for code in codes}

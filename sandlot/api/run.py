@@ -1,4 +1,6 @@
-"""`POST /run_code`: SandboxFusion's contract plus extra fields, once or against test cases."""
+"""`POST /run_code`: SandboxFusion's contract plus extra fields, once or against test cases.
+
+A run whose client goes away is cancelled: its boxes are killed, their slots freed."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from fastapi.responses import Response
 
 from sandlot.api import convert
 from sandlot.api.deps import ServiceDep
+from sandlot.api.disconnect import unless_gone
 from sandlot.api.errors import responses
 from sandlot.api.sessions import run_code_in_session
 from sandlot.wire.run import RunCodeRequest, RunCodeResponse
@@ -21,11 +24,13 @@ async def run_code(
     req: RunCodeRequest, request: Request, service: ServiceDep
 ) -> RunCodeResponse | Response:
     """Run code once, or against `test_cases`; SandboxFusion's contract plus extra fields. With a
-    `session_id`, in that session (see /sessions)."""
+    `session_id`, in that session (see /sessions). A run whose client goes away is stopped."""
     if req.session_id is not None:
         return await run_code_in_session(service, req, request)
     executor = service.require_executor()
     code_req = convert.code_request(req)
     if req.test_cases is not None:
-        return convert.test_response(await executor.run_tests(code_req, convert.test_cases(req)))
-    return convert.response(await executor.execute(code_req))
+        tested = await unless_gone(request, executor.run_tests(code_req, convert.test_cases(req)))
+        return tested if isinstance(tested, Response) else convert.test_response(tested)
+    ran = await unless_gone(request, executor.execute(code_req))
+    return ran if isinstance(ran, Response) else convert.response(ran)

@@ -34,6 +34,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from types import FrameType
@@ -151,6 +152,12 @@ def _serve_worker(
     try:
         server.run(sockets=socks)
     finally:
+        if server.force_exit and threading.current_thread() is threading.main_thread():
+            # A forced stop ends the runs in flight at once: the signal after the one that
+            # forced it must not cut the clean-up and the exit short (uvicorn has put the
+            # default handlers back by now).
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, signal.SIG_IGN)
         service.close()
         if peers is not None:
             with contextlib.suppress(OSError):

@@ -21,6 +21,7 @@ from sandlot.api import session_convert as convert
 from sandlot.api.auth import tenant_of
 from sandlot.api.convert import decode_files
 from sandlot.api.deps import ServiceDep, TenantDep
+from sandlot.api.disconnect import until_disconnected
 from sandlot.api.errors import responses
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, TooLarge
@@ -74,11 +75,6 @@ def check_size(cfg: Config, *code: str) -> None:
 
 def timeout(cfg: Config, value: float | None, what: str = "timeout") -> float:
     return bounded(value or cfg.run_timeout, cfg.max_run_timeout, what)
-
-
-async def until_disconnected(request: Request) -> None:
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
 
 
 async def fold(execution: Execution, request: Request) -> Result:

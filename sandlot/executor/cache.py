@@ -56,8 +56,15 @@ class CompileCache:
             self.hits += 1
             return self._builds[key], True
         if key in self._inflight:
+            try:
+                done, _ = await asyncio.shield(self._inflight[key])
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise  # this caller was cancelled
+                # The build's own caller was (its client went away): build it here instead.
+                return await self.get_or_build(key, build, keep)
             self.hits += 1
-            done, _ = await asyncio.shield(self._inflight[key])
             return done, True
         self.misses += 1
         future: asyncio.Future[tuple[Build, bool]] = asyncio.get_running_loop().create_future()

@@ -121,13 +121,16 @@ class Executor:
         try:
             outcome = await asyncio.shield(future)
         except asyncio.CancelledError:
-            # The run goes on in its own task whatever this one does: its slot is not free until
-            # it ends, or the next caller admitted there would wait on the slot's lock, unseen
-            # by admission (its queue time, the busy count and /health would all be wrong).
+            # Nobody waits for this run any more: the jail kills its box. Its slot is not free
+            # until the jail is done with it (a moment), or the next caller admitted there would
+            # wait on the slot's lock, unseen by admission (its queue time, the busy count and
+            # /health would all be wrong).
+            future.cancel()
             while not future.done():
                 with contextlib.suppress(asyncio.CancelledError):
                     await asyncio.wait([future])
-            future.exception()  # retrieved: nobody waits for this run's result or its error
+            if not future.cancelled():
+                future.exception()  # retrieved: nobody waits for this run's result or its error
             raise
         except JailError as exc:
             jail_failed(exc, slot, language)

@@ -148,18 +148,39 @@ class _Slot:
     async def run_async(self, spec: RunSpec) -> Outcome:
         """`run` on the running event loop: no thread waits on the spawner's socket (a thread
         hand-off each way costs a run two wake-ups). Starting a spawner, or waiting on a slot
-        already in use, still happens in a thread."""
+        already in use, still happens in a thread.
+
+        Cancelled while its box runs, the run is stopped: the spawner kills the box and answers
+        as usual, and this returns the slot in step, a spawner still serving, before the
+        cancellation goes on. Only a cancellation mid-message drops the spawner."""
         request = await self._take_async(spec)
+        sent = False
         try:
             try:
                 assert self.chan is not None
                 await self.chan.send_async(request)
+                sent = True
                 reply = await self.chan.recv_async(spec.limits.wall_time + SPAWNER_MARGIN)
+            except asyncio.CancelledError as exc:
+                if not sent or self.chan is None or self.chan.mid_frame:
+                    self._lost(exc)
+                await self._stop(request)
+                raise
             except BaseException as exc:
                 self._lost(exc)
             return self._answer(request, reply)
         finally:
             self.lock.release()
+
+    async def _stop(self, request: wire.Run) -> None:
+        """Have `request`'s box killed, and take its answer: the channel stays in step."""
+        assert self.chan is not None
+        try:
+            await self.chan.send_async(wire.Stop(request.id))
+            reply = await self.chan.recv_async(SPAWNER_MARGIN)
+        except BaseException as exc:
+            self._lost(exc)
+        self._answer(request, reply)
 
     def _take(self, spec: RunSpec, held: bool) -> wire.Run:
         """Take the slot (`held`: it is taken already) and make the request for `spec`; the

@@ -42,6 +42,7 @@ SHUTDOWN_REAP = 2.0  # seconds the spawner waits, when it stops, for its zygote'
 JAIL_PIDS = RUN_PIDS + 2
 SWEEP_GRACE = 0.2
 SWEEP_DEADLINE = 5.0
+STOP_READ = 5.0  # seconds to read a stop whose first bytes have come
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -77,7 +78,7 @@ class Spawner:
 
     # -- one run -------------------------------------------------------------------------------
 
-    def run(self, spec: RunSpec) -> Outcome:
+    def run(self, run_id: int, spec: RunSpec) -> Outcome:
         cfg = self.config
         clock = Stages()
         self._wipe()
@@ -85,7 +86,7 @@ class Spawner:
         try:
             workdir.write_files(cfg.layout.workdir, spec.files, cfg.uid, cfg.gid)
             clock.lap("files")
-            outcome = self._run_box(spec, clock, group)
+            outcome = self._run_box(run_id, spec, clock, group)
         finally:
             self._wipe()
         self.slot.end_run(group)  # not on a failure: the next group is made once that is cleared
@@ -125,7 +126,7 @@ class Spawner:
             return f"the work dir {self.config.layout.workdir} is not mounted"
         return None
 
-    def _run_box(self, spec: RunSpec, clock: Stages, group: RunGroup) -> Outcome:
+    def _run_box(self, run_id: int, spec: RunSpec, clock: Stages, group: RunGroup) -> Outcome:
         cfg, limits = self.config, spec.limits
         cg = group.cgroup
         if self.zygote is not None:
@@ -151,7 +152,8 @@ class Spawner:
         try:
             watch = Watch(
                 pidfd, wait_status, spec, started, (out_r, err_r, in_w), self.chan.fileno(),
-                cg.task_count, lambda: self._kill_all(group), lambda: self._ask_to_stop(group),
+                lambda: self._heard(run_id), cg.task_count, lambda: self._kill_all(group),
+                lambda: self._ask_to_stop(group),
             )  # fmt: skip
             status, outcome = watch.run()
         except BaseException:
@@ -184,6 +186,16 @@ class Spawner:
             outcome.files = workdir.read_back(cfg.layout.workdir, spec.fetch, cfg.fetch_budget)
             clock.lap("fetch")
         return outcome
+
+    def _heard(self, run_id: int) -> None:
+        """The server spoke while run `run_id` was going on: it may only say stop to that run
+        (a frame of a few bytes, sent whole); anything else, or its hanging up, is ServerGone."""
+        try:
+            message = self.chan.recv(timeout=STOP_READ)
+        except (EOFError, OSError, wire.ProtocolError):
+            raise ServerGone from None
+        if not isinstance(message, wire.Stop) or message.id != run_id:
+            raise ServerGone
 
     def _start_box(
         self, spec: RunSpec, clock: Stages, group: RunGroup
@@ -395,11 +407,13 @@ class Spawner:
                 request = self.chan.recv()
             except (EOFError, OSError, wire.ProtocolError):
                 return
+            if isinstance(request, wire.Stop):
+                continue  # the run it names had ended before the stop came
             if not isinstance(request, wire.Run):
                 return
             reply: wire.Done | wire.Failed
             try:
-                reply = wire.Done(request.id, self.run(request.spec))
+                reply = wire.Done(request.id, self.run(request.id, request.spec))
             except ServerGone:
                 return
             except SlotBroken as exc:

@@ -1,6 +1,8 @@
 """Watching one running box: its stdin fed, its output drained under the cap, its clock kept.
 
-The box ends by itself, or is killed on a limit (wall time, output) or when the server goes away.
+The box ends by itself, or is killed on a limit (wall time, output), when the server says stop
+(nobody waits for the run any more: it is then answered as usual, with no limit named), or when
+the server goes away.
 At its wall time the box's programs are first asked to stop (SIGTERM), and the box is killed
 STOP_GRACE seconds later if it has not ended: a runtime that flushes its buffered output on
 SIGTERM (Ruby, Racket; Python and Perl as sandlot starts them) keeps what the program wrote
@@ -37,6 +39,8 @@ Waiter = Callable[[], int]  # returns the wait status of a box's top process
 Counter = Callable[[], int]  # returns the tasks in the box's slot
 Killer = Callable[[], None]  # SIGKILLs every process of the box's slot but the jail's own
 Stopper = Callable[[], None]  # SIGTERMs the box's programs (its processes but its init)
+# Reads what the server said mid-run: returns if it said stop, raises ServerGone if it is gone.
+Listener = Callable[[], None]
 
 
 class ServerGone(Exception):
@@ -52,10 +56,11 @@ def kill(pidfd: int) -> None:
 class Watch:
     def __init__(
         self, pidfd: int, wait_status: Waiter, spec: RunSpec, started: float,
-        fds: tuple[int, int, int], server_fd: int, tasks: Counter, kill_all: Killer,
-        ask_to_stop: Stopper,
+        fds: tuple[int, int, int], server_fd: int, heard: Listener, tasks: Counter,
+        kill_all: Killer, ask_to_stop: Stopper,
     ) -> None:  # fmt: skip
         self.pidfd, self.wait_status, self.server_fd = pidfd, wait_status, server_fd
+        self.heard = heard
         self.tasks, self.kill_all, self.ask_to_stop = tasks, kill_all, ask_to_stop
         self.asked = False  # its programs were asked to stop
         self.tasks_left = 0  # when last counted, since the kill
@@ -127,8 +132,13 @@ class Watch:
             self.status = self.wait_status()
             self.drain_until = time.monotonic() + DRAIN_GRACE
         elif fd == self.server_fd:
-            kill(self.pidfd)
-            raise ServerGone
+            try:
+                self.heard()
+            except ServerGone:
+                kill(self.pidfd)
+                raise
+            self.poller.unregister(fd)  # it said stop: it now waits for the answer
+            self._hit(None)
         elif fd == self.in_w:
             self._feed(event)
         else:
@@ -142,10 +152,10 @@ class Watch:
         self.ask_to_stop()
         self.deadline = now + STOP_GRACE
 
-    def _hit(self, limit: Limit) -> None:
-        """A limit was reached: the first one is the run's, even when the box has already ended
-        by itself (a program that writes past the cap and exits at once is often gone before its
-        output is read); a box still running is killed."""
+    def _hit(self, limit: Limit | None) -> None:
+        """A limit was reached (None: the server said stop): the first one is the run's, even
+        when the box has already ended by itself (a program that writes past the cap and exits
+        at once is often gone before its output is read); a box still running is killed."""
         if self.outcome.limit is None:
             self.outcome.limit = limit
         if self.status is None and self.killed_at == math.inf:

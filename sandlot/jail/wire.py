@@ -68,6 +68,12 @@ class Run(msgspec.Struct, frozen=True, tag="run"):
     spec: RunSpec
 
 
+class Stop(msgspec.Struct, frozen=True, tag="stop"):
+    """Kill run `id`'s box now (nobody waits for it any more); it is answered as usual."""
+
+    id: int
+
+
 # -- spawner -> server ---------------------------------------------------------------------------
 
 
@@ -87,7 +93,7 @@ class Failed(msgspec.Struct, frozen=True, tag="failed"):
     fatal: bool  # the spawner can serve no more runs and exits after saying so
 
 
-ToSpawner = Start | Run
+ToSpawner = Start | Run | Stop
 ToServer = Ready | Done | Failed
 
 
@@ -98,6 +104,9 @@ class Channel:
         self.sock = sock
         self._encoder = msgspec.msgpack.Encoder()
         self._decoder: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(accepts)
+        # A frame's first bytes were taken but not its last: an async receive cancelled now
+        # leaves the channel out of step.
+        self.mid_frame = False
 
     def fileno(self) -> int:
         return self.sock.fileno()
@@ -125,6 +134,7 @@ class Channel:
                 body = await self._read_async(size)
         except TimeoutError:
             raise TimeoutError("no answer in time") from None
+        self.mid_frame = False
         return self._decode(body)
 
     def _frame(self, message: msgspec.Struct) -> bytes:
@@ -174,6 +184,7 @@ class Channel:
             if not n:
                 raise EOFError("the other side closed the channel")
             got += n
+            self.mid_frame = True
         return bytes(buf)
 
     def close(self) -> None:

@@ -48,6 +48,7 @@ docs: $(VENV)/.installed-test
 lint: $(VENV)/.installed-test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 
 # The server and client, and what the docs' examples use: the eval report's plots
 # (`sandlot eval --report`). The image only serves, so its build asks for EXTRAS=server.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sandlot.config import Config
 from sandlot.errors import JailUnavailable, SandlotError
@@ -241,7 +241,7 @@ class Service:
             slot_cpus=placement.describe(self.jail.config.cpu_sets) if self.jail else "none",
         )
 
-    def languages(self) -> list[dict[str, object]]:
+    def languages(self) -> list[dict[str, Any]]:
         out = []
         for row in self.registry.rows.values():
             status = self.registry.available(row.name)

@@ -454,7 +454,7 @@ def flush_then_die(signum, frame):
     for name in ("stdout", "stderr"):
         stream = _getattr(sys, name, None)
         try:
-            stream.flush()
+            stream.flush()  # type: ignore[union-attr]  # None fails as any non-stream does
         except _BaseException:  # closed by the script, its reader gone, or not a stream
             continue
     _set_handler(signum, signal.SIG_DFL)
@@ -683,7 +683,8 @@ class Box:
         # once it is gone (with its state when new).
         joined = box.get("net") or ""
         self.net = networks.take() if box["reuse_net"] and not joined else None
-        trees = []  # a run's own binds: detached copies of their mounts, attached by the init
+        # a run's own binds: detached copies of their mounts, attached by the init
+        trees: list[int] = []
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             net = os.open(joined, os.O_RDONLY | os.O_CLOEXEC) if joined else -1

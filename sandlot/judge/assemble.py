@@ -392,7 +392,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
             fetch=fetch,
             entry=entry,
             unittest=classes or None,
-            tests=found.tests if classes else None,
+            tests=found.tests if found is not None and classes else None,
             split=not classes and splittable(reference),
         )
         return Assembled(ex, program)

@@ -31,7 +31,7 @@ def field_of(result, name):
 def pass_at_k_v2(samples, n, k):
     """Mean over problems of the unbiased pass@k (Chen et al. 2021) for n samples each, of
     which a problem's correct ones are its (id, passed) pairs that passed."""
-    correct = {}
+    correct: dict[object, int] = {}
     for pid, passed in samples:
         correct[pid] = correct.get(pid, 0) + bool(passed)
     scores = []
@@ -58,7 +58,7 @@ def get_metrics(results):
 def evoeval_categories(results):
     import re
 
-    out = {}
+    out: dict[str, list] = {}
     for r in results:
         found = re.search(r"EvoEval_(.*)_EvoEval", str(field_of(r, "id")))
         out.setdefault(found.group(1) if found else "unknown", []).append(r)
@@ -66,7 +66,7 @@ def evoeval_categories(results):
 
 
 def mhpp_categories(results):
-    out = {}
+    out: dict[str, list] = {}
     for r in results:
         tests = field_of(r, "tests") or [{}]
         info = field_of(tests[0], "test_info") or {}

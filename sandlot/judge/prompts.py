@@ -119,7 +119,7 @@ def build(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str | list[tuple[str
         lang = cfg.language or row.get("language") or "python"
         texts = _STDIO.get(cfg.locale or "en", _STDIO["en"])
         text = texts.get(lang, texts["default"]).format(language=lang)
-        return row.get("content", row.get("prompt", "")) + f"\n\n{text}"
+        return (row.get("content", row.get("prompt")) or "") + f"\n\n{text}"
     if family == "insert":
         lab = labels(row)
         if "reference" in lab and not spec.params.get("mbxp"):

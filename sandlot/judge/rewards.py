@@ -178,7 +178,7 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
                 raise InvalidRequest(
                     f"{where}: {row.name} has no expression test cases; use stdin cases"
                 )
-            seal = Seal(strict=strict, split=strict)
+            seal: Seal | None = Seal(strict=strict, split=strict)
             runs.append(Run(seal=seal, case=(case.input, case.expected)))
             checks.append(_Check("expr", sealed=True))
         else:

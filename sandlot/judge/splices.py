@@ -135,7 +135,7 @@ _TYPE_HEAD = re.compile(
 def _top_level_types(code: str) -> list[str]:
     """The type declarations at column 0 of `code`, each to its closing brace."""
     blanked = braces.blank(code)
-    spans = []
+    spans: list[tuple[int, int]] = []
     for m in _TYPE_HEAD.finditer(blanked):
         end = braces.closing(blanked, m.end() - 1)
         if end is not None and (not spans or m.start() > spans[-1][1]):

@@ -134,11 +134,11 @@ def register(server: MCPServer, service: Service) -> None:
                 result = await service.coder.run(task, step)
         notes: list[str] = []
         record = result.to_dict()
-        record["diff"] = clip(result.diff, "the diff", notes)
+        diff = record["diff"] = clip(result.diff, "the diff", notes)
         lines = [f"{result.status}: {result.message}"]
         if result.branch:
             lines.append(f"branch {result.branch} ({result.base or ''}..{result.head or ''})")
         if result.answer:
             lines.append(clip(result.answer, "the answer", notes))
-        text = "\n".join(lines) + "\n" + section("diff", record["diff"])
+        text = "\n".join(lines) + "\n" + section("diff", diff)
         return shape.result(text, record, notes)

@@ -265,7 +265,9 @@ def _types(signature: str) -> list[str]:
         opening = tokens.index("(")
     except ValueError:
         return tokens
-    params, depth, current = [], 0, []
+    params: list[list[str]] = []
+    current: list[str] = []
+    depth = 0
     for tok in tokens[opening + 1 :]:
         if tok in ("(", "<", "["):
             depth += 1

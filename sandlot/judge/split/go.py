@@ -157,7 +157,8 @@ def exercise(code: str, tests: dict[str, str]) -> Built | str | None:
             continue
         if re.search(r"^func\s+TestMain\b", braces.blank(text), re.M):
             return None  # a TestMain of the tests' own: the harness cannot have one too
-        package = (re.search(r"^package\s+(\w+)", text, re.M) or [None, package])[1]
+        named = re.search(r"^package\s+(\w+)", text, re.M)
+        package = named.group(1) if named else package
         text, n = _wrapped(text, count)
         count += n
         if exported & set(re.findall(r"[A-Za-z_]\w*", braces.blank(text))):

@@ -4,6 +4,7 @@ Imports the jail and the languages table; never the API, CLI or judge. The layer
 jail's `Outcome` only as this package hands it out (re-exported here), never the jail itself.
 """
 
+from sandlot.executor.cases import Item, ItemOutcome, OnRun, Run
 from sandlot.executor.guards import Seal
 from sandlot.executor.results import (
     TIME_LIMITS,
@@ -24,7 +25,11 @@ __all__ = [
     "CodeRequest",
     "Execution",
     "Executor",
+    "Item",
+    "ItemOutcome",
+    "OnRun",
     "Outcome",
+    "Run",
     "Seal",
     "TestCase",
     "TestRun",

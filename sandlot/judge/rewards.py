@@ -18,7 +18,7 @@ early exit (`os._exit(0)`) or a result file the answer writes itself passes noth
 in a language with no place for the seal's end (judge/guards.py) is judged on its exit alone.
 
 A raw `completion` is cut to code as the judge does (`extract.py`). Everything is checked before
-anything runs; then the executor runs every item's cases over the slots (executor/batch.py).
+anything runs; then the executor runs every item's cases over the slots (executor/cases.py).
 """
 
 from __future__ import annotations
@@ -29,8 +29,18 @@ from typing import Any
 
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, TooLarge
-from sandlot.executor import CodeRequest, Execution, Executor, Outcome, Seal, TestCase, Verdict
-from sandlot.executor.batch import Item, ItemOutcome, Run, run_batch
+from sandlot.executor import (
+    CodeRequest,
+    Execution,
+    Executor,
+    Item,
+    ItemOutcome,
+    Outcome,
+    Run,
+    Seal,
+    TestCase,
+    Verdict,
+)
 from sandlot.executor.limits import asked_of
 from sandlot.executor.results import describe, verdict_of
 from sandlot.executor.seal import counts
@@ -119,14 +129,14 @@ async def score_batch(
         p.records = [CaseRecord(Verdict.SKIPPED if p.code is not None else Verdict.NO_CODE)
                      for _ in p.runs]  # fmt: skip
 
-    def on_run(i: int, j: int, outcome: Outcome, proof: bytes | None) -> bool:
+    async def on_run(i: int, j: int, outcome: Outcome, proof: bytes | None, _: bool) -> bool:
         plan = runnable[i]
         record = _judge(plan.checks[j], plan.checker, outcome, proof, plan.item.language)
         plan.records[j] = record
         return record.verdict is Verdict.ACCEPTED
 
     jobs = [Item(_request(p), p.runs) for p in runnable]
-    outcomes = await run_batch(executor, jobs, on_run, stop_on_first_failure)
+    outcomes = await executor.run_cases(jobs, on_run, stop_on_first_failure)
     by_plan = dict(zip(map(id, runnable), outcomes, strict=True))
     return [_result(p, by_plan.get(id(p))) for p in plans]
 

@@ -61,9 +61,34 @@ class Seal:
     split: bool = False
 
 
-def sealed(row: Language, code: str) -> bool:
-    """Whether every run of the row is sealed (a test framework's: a run is a test run)."""
-    return row.guard is not None and frameworks.sealed(row.guard, code)
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """What a build starts from, and whether its code is a test framework's."""
+
+    files: dict[str, bytes]  # the request's files, a framework guard's, the program
+    framework: bool  # every run is a test run, so every run is sealed
+
+
+def sources(row: Language, code: str, files: dict[str, bytes], split: bool = False) -> Sources:
+    """The only place a request's code is read: a step needs nothing of it beyond this. A
+    judge's `split` program (sandlot/executor/split.py) starts from the answer alone."""
+    framework = row.guard is not None and frameworks.sealed(row.guard, code)
+    if split and row.split is not None:
+        return Sources({**files, row.split.answer: code.encode()}, framework)
+    extra = frameworks.build_files(row.guard, code) if row.guard is not None else {}
+    return Sources({**files, **extra, row.source: row.program(code).encode()}, framework)
+
+
+def seal_for(
+    sources: Sources, asked: Seal | None, case: tuple[str, str] | None, strict: bool
+) -> Seal | None:
+    """Whether a run is sealed, and how: the one place that decides it. As asked; otherwise an
+    expression case (its driver judges it) and a test framework's run are sealed anyway."""
+    if asked is not None:
+        return asked
+    if case is not None or sources.framework:
+        return Seal(strict=strict, split=strict)
+    return None
 
 
 def driver(harness: str, program: str, seal: Seal, case: tuple[str, str] | None) -> str:
@@ -116,11 +141,6 @@ def run_files(
     if row.guard is not None:
         out.update(frameworks.run_files(row.guard))
     return out
-
-
-def build_files(row: Language, code: str) -> dict[str, bytes]:
-    """What a test framework's guard adds to the build (the same for every submission)."""
-    return frameworks.build_files(row.guard, code) if row.guard is not None else {}
 
 
 def run_argv(row: Language) -> tuple[str, ...]:

@@ -1,8 +1,9 @@
 """The judge: find the problem, assemble the program, run it through the executor, give a verdict.
 
 It calls the executor (never the jail). A program family runs one program per submission (all of
-a task's tests in one process); a stdin/stdout family builds once and runs the cases in parallel
-across the slots, in chunks so that it can stop at the first failure.
+a task's tests in one process); a stdin/stdout family hands its cases to the executor's one
+mechanism for "compile once, run these cases" (as `/run_code` test cases and `/run_batch` do),
+which builds once, runs them over the slots in one admission lane and stops at the first failure.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from sandlot import telemetry
 from sandlot.errors import InvalidRequest, JailError, SandlotError, UnknownLanguage
-from sandlot.executor import CodeRequest, Execution, Executor, Seal
+from sandlot.executor import CodeRequest, Execution, Executor, Item, ItemOutcome, Outcome, Run, Seal
 from sandlot.executor.seal import counts
 from sandlot.judge import prompts, reports
 from sandlot.judge.checkers import TESTLIB, Checker
@@ -352,19 +353,40 @@ class Judge:
     async def _run_stdio(self, job: StdioJob, cfg: JudgeConfig, result: EvalResult) -> None:
         if not job.cases:
             raise InvalidRequest("this problem has no test cases")
-        executor = self._executor()
-        chunk = len(job.cases) if job.run_all else max(2, executor.config.slots * 2)
-        chunk = min(chunk, 64)  # stay well inside the admission queue
-        outcomes: list[TestOutcome] = []
-        for start in range(0, len(job.cases), chunk):
-            batch = job.cases[start : start + chunk]
-            outcomes.extend(await asyncio.gather(*(self._case(job, c, cfg) for c in batch)))
-            first_bad = next((o for o in outcomes if not o.passed), None)
-            if first_bad is not None and first_bad.verdict is Verdict.COMPILE_ERROR:
-                outcomes = [first_bad]  # one compile error, not one per case
+        language = self.resolve_language(job.language)
+        request = self._request(job.language, job.code, cfg, job, files=job.files)
+        done: dict[int, TestOutcome] = {}  # by case index
+        out = ItemOutcome()
+        for attempt in range(SANDBOX_RETRIES + 1):  # a sandbox fault: the cases left, once more
+            todo = [k for k in range(len(job.cases)) if k not in done]
+
+            async def on_run(
+                _: int, j: int, outcome: Outcome, _proof: bytes | None, _sealed: bool,
+                todo: list[int] = todo,
+            ) -> bool:  # fmt: skip
+                k = todo[j]
+                run = Execution(language=language, run=outcome)
+                done[k] = await self._case(job, job.cases[k], cfg, run)
+                return done[k].passed
+
+            runs = [Run(job.cases[k].stdin.encode()) for k in todo]
+            stop = not job.run_all
+            (out,) = await self._executor().run_cases([Item(request, runs)], on_run, stop)
+            failed = any(not o.passed for o in done.values())
+            if out.error is None or attempt == SANDBOX_RETRIES or (failed and stop):
                 break
-            if first_bad is not None and not job.run_all:
-                break
+            await asyncio.sleep(0.05)
+        first = min(done, default=None)
+        for k, outcome in done.items():
+            assert outcome.execution is not None
+            outcome.execution.compile = out.compile
+            outcome.execution.cached = out.cached if k == first else out.compile is not None
+        if not done or (out.error is not None and not (failed and stop)):
+            # no case ran (the build failed), or the sandbox failed: one test says why
+            k = min(set(range(len(job.cases))) - set(done))
+            why = Execution(language, compile=out.compile, cached=out.cached, error=out.error)
+            done[k] = await self._case(job, job.cases[k], cfg, why)
+        outcomes = [done[k] for k in sorted(done)]
         failing = next((o for o in outcomes if not o.passed), None)
         result.tests = outcomes
         result.accepted = failing is None and len(outcomes) == len(job.cases)
@@ -377,10 +399,10 @@ class Judge:
             info = failing.test_info or {}
             result.extra["reason"] = info.get("reason") or failing.verdict.value
 
-    async def _case(self, job: StdioJob, case: StdioCase, cfg: JudgeConfig) -> TestOutcome:
-        req = self._request(job.language, job.code, cfg, job, files=job.files,
-                            stdin=case.stdin.encode())  # fmt: skip
-        execution = await self._execute(req)
+    async def _case(
+        self, job: StdioJob, case: StdioCase, cfg: JudgeConfig, execution: Execution
+    ) -> TestOutcome:
+        """One case's verdict from its run (or from why it has none)."""
         verdict = of_execution(execution)
         reason: str | None = None
         if verdict is Verdict.WRONG_ANSWER:

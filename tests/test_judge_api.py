@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -268,6 +270,39 @@ def test_stdio_run_all_cases_gives_a_verdict_per_case(api: httpx.Client) -> None
     assert verdicts == ["accepted", "wrong_answer", *["accepted"] * 4]
     assert out["extra"]["cases_run"] == 6 and out["accepted"] is False
     assert "line 1: expected '30', got '0'" in out["tests"][1]["test_info"]["reason"]
+
+
+@pytest.mark.slow  # a server of its own, and slow cases by design
+def test_a_stdin_problem_takes_one_place_in_line(tmp_path) -> None:
+    """A stdin problem of 40 slow cases against a line of 2: its cases wait in one lane, so
+    small /run_code requests sent while it runs are all answered (no 504) and before it ends;
+    the submission itself is not refused either. Each case in a lane of its own (chunks of
+    `slots * 2`) would fill that line and refuse both."""
+    tests = [{"stdin": f"{n}\n", "expected_stdout": f"{n}\n"} for n in range(40)]
+    (tmp_path / "slow.jsonl").write_text(json.dumps({"id": "echo", "prompt": "p", "tests": tests}))
+    env = {"SANDLOT_DATASET_DIR": str(tmp_path), "SANDLOT_QUEUE_SIZE": "2"}
+    with running_server("--slots", "2", env=env) as srv, \
+            httpx.Client(base_url=srv.url, timeout=300) as c:  # fmt: skip
+        done: dict[str, float] = {}
+
+        def judge() -> None:
+            code = "```python\nimport time\ntime.sleep(0.1)\nprint(input())\n```"
+            out = submit(c, dataset="slow", id="echo", completion=code)
+            assert out["accepted"] and out["extra"]["cases_run"] == 40, out["extra"]
+            done["judge"] = time.monotonic()
+
+        thread = threading.Thread(target=judge)
+        thread.start()
+        while c.get("/health").json()["busy"] < 2:
+            time.sleep(0.05)
+        statuses = []
+        for n in range(10):
+            r = c.post("/run_code", json={"code": f"print({n})", "language": "python"})
+            statuses.append(r.status_code)
+        small_done = time.monotonic()
+        thread.join()
+        assert statuses == [200] * 10
+        assert small_done < done["judge"]  # order of events, not a timing
 
 
 def test_checkers_from_the_row_and_from_the_request(api: httpx.Client) -> None:

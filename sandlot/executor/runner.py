@@ -338,8 +338,8 @@ class Executor:
         async def on_run(
             _: int, j: int, outcome: Outcome, proof: bytes | None, sealed: bool
         ) -> bool:
-            results[j] = _case_result(cases[j], outcome, proof, sealed)
-            return results[j].passed  # type: ignore[union-attr]
+            result = results[j] = _case_result(cases[j], outcome, proof, sealed)
+            return result.passed
 
         runs = [
             Run((c.stdin or "").encode(), case=None if c.input is None else (c.input, c.expected))

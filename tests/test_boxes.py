@@ -46,10 +46,11 @@ def boxes(executor: Executor, req: CodeRequest, run: Run) -> list[str]:
     """The digests of a request's compile step (over its sources) and run step (over them and
     a stand-in for each of the build's artifacts)."""
     row = executor.check(req)
-    sources = guards.sources(row, req.code, req.files)
+    sources = guards.sources(row, req.code, req.files, req.harness is not None)
     files, out = sources.files, []
     if row.compile is not None:
-        out.append(spec_digest(executor._compile_step(row, files, req)))
+        step = executor._compile_step(row, files, req, row.compile, row.artifacts)
+        out.append(spec_digest(step))
         files = {**files, **{a: f"artifact {a}".encode() for a in row.artifacts}}
     out.append(spec_digest(executor._run_step(row, sources, files, req, run)[0]))
     return out

@@ -5,6 +5,7 @@
     │   ├── JailUnavailable  a layer of isolation cannot be set up; nothing runs
     │   └── SlotBroken       a slot cannot be made clean again; it serves nothing until it is
     ├── Overloaded           no slot became free in time, or the queue is full (HTTP 504)
+    ├── GitUnavailable       git cannot run here, or did not finish in time (HTTP 503)
     ├── InvalidRequest       the request cannot be served as asked (HTTP 4xx)
     │   ├── UnknownLanguage
     │   ├── UnsafePath
@@ -15,6 +16,7 @@
     │   ├── Conflict         not now: the session's state stops it; the detail says why (409)
     │   ├── QuotaExceeded    a snapshot over the API key's quota, or the disk's room (HTTP 507)
     │   ├── Unauthorized     no API key, or a wrong one, on a server that asks for one (HTTP 401)
+    │   ├── GitFailed        git failed on a repository a request names: the command, its stderr
     │   └── NotFound         an unknown dataset, problem or session id (HTTP 404)
     │       └── SessionEnded a session that has ended, and why (HTTP 410)
     ├── ServerError          (client) a server answered with an error status
@@ -24,6 +26,8 @@ A user's program failing, timing out or running out of memory is an `Outcome`, n
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 
 class SandlotError(Exception):
@@ -50,6 +54,11 @@ class Overloaded(SandlotError):
     def __init__(self, message: str, retry_after: int | None = None) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class GitUnavailable(SandlotError):
+    """git could not be started, or did not finish in time: the server's fault, not the
+    request's."""
 
 
 class InvalidRequest(SandlotError):
@@ -115,6 +124,31 @@ class Unauthorized(InvalidRequest):
     """A request without a valid API key, to a server that has keys."""
 
     status_code = 401
+
+
+class GitFailed(InvalidRequest):
+    """git failed on a repository a request names (not a repository, a ref it lacks, corrupt,
+    unreadable by its owner): the message names the git command and git's first line."""
+
+    def __init__(self, args: Sequence[str], where: object, stderr: str, hint: str = "") -> None:
+        command = git_command(args)
+        first = next((line.strip() for line in stderr.splitlines() if line.strip()), "")
+        super().__init__(
+            f"`{command}` failed in {where}: {first or 'no message'}; "
+            + (hint or "check that it is an intact git repository (`git fsck`) that its "
+               "owner can read")
+        )  # fmt: skip
+        self.command = command
+        self.first_line = first
+
+
+def git_command(args: Sequence[str]) -> str:
+    """`git` and its subcommand, without the options before it (`-c name=value` may hold an
+    identity, `-C` a path of the server's)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-c", "-C") else 1
+    return f"git {args[i]}" if i < len(args) else "git"
 
 
 class NotFound(InvalidRequest):

@@ -12,7 +12,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from sandlot import telemetry
-from sandlot.errors import InvalidRequest, JailUnavailable, Overloaded, SandlotError, Unauthorized
+from sandlot.errors import (
+    GitUnavailable,
+    InvalidRequest,
+    JailUnavailable,
+    Overloaded,
+    SandlotError,
+    Unauthorized,
+)
 from sandlot.wire.run import ErrorBody
 
 log = logging.getLogger("sandlot.api")
@@ -27,7 +34,8 @@ _MEANING = {
     410: "the session has ended; the detail says why",
     413: "code or files over the size limit",
     429: "too many live sessions; retry after the Retry-After header's seconds",
-    503: "isolation unavailable: this server runs no code",
+    503: "unavailable here: isolation, git or a server setting is not set up (the detail, and "
+    "GET /health, say why)",
     504: "overloaded: no slot in time; retry",
     507: "a snapshot over the API key's quota or the disk's room; nothing was written",
 }
@@ -47,7 +55,7 @@ def status_of(exc: Exception) -> int:
         return exc.status_code
     if isinstance(exc, Overloaded):
         return 504  # verl and the SandboxFusion client retry on it
-    if isinstance(exc, JailUnavailable):
+    if isinstance(exc, (JailUnavailable, GitUnavailable)):
         return 503
     return 500
 

@@ -16,17 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandlot.coder.owner import Owner, as_owner
-from sandlot.errors import InvalidRequest, SandlotError
+from sandlot.errors import GitFailed, GitUnavailable, InvalidRequest, git_command
 
 GIT_TIMEOUT = 120.0
 # Used only when the user has no identity configured, so our commits never fail for it.
 FALLBACK_IDENTITY = ("sandlot coder", "coder@sandlot.invalid")
 # Aider's own artefacts (tags cache, histories) never go into a commit.
 EXCLUDE = (":(exclude).aider*",)
-
-
-class GitError(SandlotError):
-    pass
 
 
 def git(repo: str | Path, *args: str, check: bool = True, timeout: float = GIT_TIMEOUT,
@@ -41,9 +37,9 @@ def git(repo: str | Path, *args: str, check: bool = True, timeout: float = GIT_T
             stdin=subprocess.DEVNULL, env=env, **as_owner(owner),
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitError(f"git {args[0]} failed: {exc}") from exc
+        raise GitUnavailable(f"`{git_command(args)}` could not run here: {exc}") from exc
     if check and done.returncode != 0:
-        raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
+        raise GitFailed(args, repo, done.stderr or done.stdout)
     return done.stdout
 
 
@@ -61,7 +57,15 @@ def inspect(path: str | Path, owner: Owner | None = None) -> RepoState:
     p = Path(path).expanduser()
     if not p.is_dir():
         raise InvalidRequest(f"{path} is not a directory")
-    inside = git(p, "rev-parse", "--is-inside-work-tree", check=False, owner=owner).strip()
+    try:
+        inside = git(p, "rev-parse", "--is-inside-work-tree", owner=owner).strip()
+    except GitFailed as exc:
+        if (p / ".git").exists():  # a repository git cannot use: not what the user thinks
+            raise GitFailed(["rev-parse"], path, exc.first_line, hint=(
+                "it has a .git that git, run as the repository's owner, cannot use: check that "
+                "the owner can read all of it and that it is intact (`git fsck`)"
+            )) from None  # fmt: skip
+        inside = ""
     if inside != "true":
         raise InvalidRequest(
             f"{path} is not a git repository (the coder works on a new branch in a git "

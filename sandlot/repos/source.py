@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from sandlot.coder.owner import Owner, as_owner
-from sandlot.errors import InvalidRequest, SandlotError
+from sandlot.errors import GitFailed, GitUnavailable, InvalidRequest, SandlotError, git_command
 
 GIT_TIMEOUT = 300.0
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
@@ -53,10 +52,6 @@ echo "$sha"
 """
 
 
-class GitFailed(SandlotError):
-    pass
-
-
 def git(cwd: Path, *args: str, owner: Owner | None = None, check: bool = True,
         env: dict[str, str] | None = None) -> str:  # fmt: skip
     """git in `cwd` as `owner` (else as ourselves), with no config but its repository's."""
@@ -71,9 +66,9 @@ def git(cwd: Path, *args: str, owner: Owner | None = None, check: bool = True,
             stdin=subprocess.DEVNULL, env=env, **as_owner(owner),
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitFailed(f"git {args[0]} failed: {exc}") from exc
+        raise GitUnavailable(f"`{git_command(args)}` could not run here: {exc}") from exc
     if check and done.returncode != 0:
-        raise GitFailed(f"git {shlex.join(args)}: {(done.stderr or done.stdout).strip()[-500:]}")
+        raise GitFailed(args, cwd, done.stderr or done.stdout)
     return done.stdout
 
 
@@ -103,7 +98,9 @@ def bundle_from_path(repo: Path, base: str, work: Path, owner: Owner | None) -> 
     try:
         git(fetch, "fetch", "-q", "--no-tags", str(repo), check_rev(base), owner=owner)
     except GitFailed as exc:
-        raise InvalidRequest(f"no commit {base!r} in {repo}: {exc}") from None
+        hint = (f"is {base!r} a commit, branch or tag of it, and is it an intact git repository "
+                "its owner can read?")  # fmt: skip
+        raise GitFailed(["fetch"], repo, exc.first_line, hint) from None
     sha = git(fetch, "rev-parse", "FETCH_HEAD^{commit}", owner=owner).strip()
     git(fetch, "update-ref", BUNDLE_REF, sha, owner=owner)
     bundle = work / "base.bundle"

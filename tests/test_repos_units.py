@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandlot.errors import InvalidRequest, NotFound
+from sandlot.errors import InvalidRequest, JailUnavailable, NotFound
 from sandlot.repos import ecosystems, grade, reports
 from sandlot.repos.egress import allow_list, squid_conf
 from sandlot.repos.store import Store
@@ -141,7 +141,7 @@ def test_the_allow_list_is_the_registries_and_checked_names():
     assert set(allow_list("mirror.example.org, .corp.example")) - set(base) == {
         "mirror.example.org", ".corp.example"}  # fmt: skip
     for bad in ("127.0.0.1", "-x.org", "http://x.org", "x.org/path", "*", "x_y.org"):
-        with pytest.raises(InvalidRequest):
+        with pytest.raises(JailUnavailable, match="operator"):  # the server's setting: 503
             allow_list(bad)
     conf = squid_conf(Path("/w"), 3129, allow_list(""))
     assert "http_port 127.0.0.1:3129\n" in conf and "deny to_localhost" in conf

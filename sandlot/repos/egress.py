@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandlot.errors import InvalidRequest, JailUnavailable
+from sandlot.errors import JailUnavailable
 from sandlot.repos.netns import RelayedNetwork
 
 SQUID = "/usr/sbin/squid"
@@ -49,14 +49,16 @@ LOG_SETTLE = 2.0  # seconds to wait for squid to log the requests of connections
 
 
 def allow_list(extra: str) -> tuple[str, ...]:
-    """The registries and the operator's `egress_allow`, sorted, each checked."""
+    """The registries and the operator's `egress_allow`, sorted, each checked. A wrong name is
+    the operator's to fix, not a request's: JailUnavailable (503), and /health says it too."""
     names = {h for hosts in REGISTRIES.values() for h in hosts}
     for raw in extra.replace(",", " ").split():
         name = raw.strip().lower()
         if not DOMAIN.match(name) or name.replace(".", "").isdigit():
-            raise InvalidRequest(
+            raise JailUnavailable(
                 f"egress_allow: {raw!r} is not a host name (an address is never allowed; "
-                "'.example.org' allows the domain and every name below it)"
+                "'.example.org' allows the domain and every name below it): repository tasks "
+                "are off until the server's operator fixes this setting (SANDLOT_EGRESS_ALLOW)"
             )
         names.add(name)
     # squid refuses a list holding both a domain and a name below it: keep the domain.

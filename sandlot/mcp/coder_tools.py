@@ -17,11 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from sandlot.coder import route as route_request
 from sandlot.coder import task as defaults
 from sandlot.coder.task import CodeTask
-from sandlot.mcp import shape
+from sandlot.mcp import caller, shape
 from sandlot.mcp.progress import reporting
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
-from sandlot.wire.coder import RouteResponse
+from sandlot.wire.coder import CodeRequest, RouteResponse
 
 # Which tool of this server serves each (route, mode) `route` decides.
 TOOL_FOR = {
@@ -39,6 +39,8 @@ TESTS = ToolAnnotations(
 CODES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=True
 )
+# `POST /code`'s own words for the fields the tool shares with it.
+AS_HTTP = {name: field.description or "" for name, field in CodeRequest.model_fields.items()}
 Repo = Annotated[str, Field(description="path of a git repository on the server, under its "
                             "coder_roots", min_length=1, max_length=4096)]  # fmt: skip
 
@@ -121,13 +123,18 @@ def register(server: MCPServer, service: Service) -> None:
         ] = None,
         max_attempts: Annotated[int, Field(ge=1, le=defaults.MAX_ATTEMPTS)] = defaults.ATTEMPTS,
         ask: Annotated[bool, Field(description="answer a question; edit nothing")] = False,
+        setup: Annotated[str | None, Field(description=AS_HTTP["setup"], max_length=65536)] = None,
+        allow_test_changes: Annotated[
+            bool, Field(description=AS_HTTP["allow_test_changes"])
+        ] = False,
     ) -> Annotated[CallToolResult, Record]:
         """Have Aider change a repository on a new branch, then run its tests in the sandbox,
         feeding failures back, until they pass or attempts run out. Returns the status
         (passed, failed_tests, no_changes, llm_error, timeout, answered), the branch and diff."""
         task = CodeTask(
             repo=repo, message=message, files=files or [], model=model, test_cmd=test_cmd,
-            max_attempts=max_attempts, ask=ask,
+            max_attempts=max_attempts, ask=ask, setup=setup,
+            allow_test_changes=allow_test_changes, tenant=str(caller.owner(ctx).tenant),
         )  # fmt: skip
         with tool_errors():
             async with reporting(ctx, "aider working") as step:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from mcp.server.mcpserver import MCPServer
 
 from sandlot import __version__
-from sandlot.mcp import coder_tools, run_tools, session_tools
+from sandlot.mcp import coder_tools, repo_tools, run_tools, session_tools
 from sandlot.mcp.caller import Opened
 from sandlot.service import Service
 
@@ -22,7 +22,8 @@ in ~30 languages, judges code against tests, and sends repository work to Aider.
   up once and try several things from there: session_fork, session_snapshot.
 - Does this code pass these tests? run_tests with your cases; a benchmark problem: judge.
 - Add a feature, fix a bug or write tests in a repository: code (Aider on a new branch,
-  proven by the repository's tests); repo_test runs those tests alone.
+  proven by the repository's tests); repo_test runs those tests alone; repo_grade grades a
+  patch SWE-bench style (tests restored, resolved or not, test edits named).
 - Unsure which? route says which tool and why.
 """
 
@@ -41,4 +42,5 @@ def build(service: Service) -> tuple[MCPServer, Opened]:
     run_tools.register(server, service)
     session_tools.register(server, service, opened)
     coder_tools.register(server, service)
+    repo_tools.register(server, service)
     return server, opened

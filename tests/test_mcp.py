@@ -6,11 +6,14 @@ large output, a file round trip, each tool's bad inputs, and the attacks of issu
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
@@ -86,9 +89,17 @@ def llm():
 
 
 @pytest.fixture(scope="module")
-def keyed(roots: Path, llm) -> Iterator[Server]:
+def repo_cache() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="sandlot-mcp-repos-", dir="/var/tmp"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def keyed(roots: Path, llm, repo_cache: Path) -> Iterator[Server]:
     env = {
         "SANDLOT_API_KEYS": f"{KEY_A},{KEY_B}", "SANDLOT_CODER_ROOTS": str(roots),
+        "SANDLOT_REPO_DIR": str(repo_cache),
         "SANDLOT_CODER_JOBS": "1", "SANDLOT_MCP_IDLE_TIMEOUT": "4",
         "SANDLOT_UID_BASE": str(UID_BASE + 4), "OPENAI_API_KEY": "sk-test-0123456789abcdef",
         "OPENAI_API_BASE": llm.base, "SANDLOT_CODER_MODEL": "openai/fake-coder",
@@ -117,16 +128,18 @@ def session_boxes() -> list[str]:
 # --- every tool, over HTTP ----------------------------------------------------------------------
 
 
+TOOLS = {
+    "run_code", "run_tests", "judge", "languages", "datasets", "prompt", "session_create",
+    "session_run", "session_upload", "session_download", "session_close", "session_snapshot",
+    "session_fork", "route", "repo_test", "code", "repo_grade",
+}  # fmt: skip
+
+
 def test_tools_are_typed_described_and_annotated(keyed: Server) -> None:
     async def body() -> None:
         async with over_http(keyed.url, KEY_A) as s:
             tools = {t.name: t for t in (await s.list_tools()).tools}
-            assert set(tools) == {
-                "run_code", "run_tests", "judge", "languages", "datasets", "prompt",
-                "session_create", "session_run", "session_upload", "session_download",
-                "session_close", "session_snapshot", "session_fork", "route", "repo_test",
-                "code",
-            }  # fmt: skip
+            assert set(tools) == TOOLS
             for tool in tools.values():
                 assert tool.description and tool.annotations is not None, tool.name
                 assert tool.annotations.read_only_hint is not None, tool.name
@@ -138,6 +151,8 @@ def test_tools_are_typed_described_and_annotated(keyed: Server) -> None:
             assert tools["languages"].annotations.read_only_hint is True
             assert tools["session_close"].annotations.destructive_hint is True
             assert tools["code"].annotations.open_world_hint is True
+            code_args = tools["code"].input_schema["properties"]
+            assert {"setup", "allow_test_changes"} <= set(code_args)  # as POST /code takes them
 
     run(body)
 
@@ -327,6 +342,9 @@ BAD = [
     ("repo_test", {"repo": "/etc"}, "outside"),
     ("code", {"repo": "/etc", "message": "do it"}, "outside"),
     ("code", {"repo": "/etc"}, "message"),
+    ("repo_grade", {"repo": "/etc", "base": "main"}, "outside"),
+    ("repo_grade", {"base": "main"}, "exactly one of `repo`"),
+    ("repo_grade", {"repo": "/etc", "tarball": "AAAA", "base": "main"}, "exactly one of `repo`"),
 ]  # fmt: skip
 
 
@@ -342,6 +360,144 @@ def test_bad_inputs_are_tool_errors_that_say_what_to_change(keyed: Server) -> No
 
     run(body)
     assert keyed.alive()
+
+
+# --- repository grading (repo_grade: POST /repo/grade's use case) -------------------------------
+
+GRADE_SETUP = "mkdir -p .venv && echo ready > .venv/marker"  # no network needed; TEST checks it
+GRADE_TEST = "test -f .venv/marker && python -m pytest -q -p no:cacheprovider"
+F2P = "test_calc.py::test_add"
+CHEAT = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == -1\n"
+
+
+def patch_of(repo: Path, name: str, content: str) -> str:
+    """The unified diff that makes `name` hold `content`; the working tree is left as it was."""
+    before = (repo / name).read_text()
+    (repo / name).write_text(content)
+    try:
+        return git(repo, "diff") + "\n"
+    finally:
+        (repo / name).write_text(before)
+
+
+def tarball_of(repo: Path) -> str:
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        tar.add(repo, arcname=".")
+    return base64.b64encode(data.getvalue()).decode()
+
+
+@pytest.mark.slow
+def test_repo_grade_resolves_a_fix_and_does_not_count_a_test_edit(
+    keyed: Server, roots: Path
+) -> None:
+    repo = make_repo(roots, "graded")
+    fix, cheat = patch_of(repo, "calc.py", CALC_RIGHT), patch_of(repo, "test_calc.py", CHEAT)
+    task = {"base": "main", "fail_to_pass": [F2P], "setup": GRADE_SETUP, "test": GRADE_TEST}
+
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as s:
+            seen: list[str] = []
+
+            async def progress(done: float, total: float | None, message: str | None) -> None:
+                seen.append(message or "")
+
+            res = await s.call_tool("repo_grade", {"repo": str(repo), "patch": fix, **task},
+                                    progress_callback=progress)  # fmt: skip
+            out, said = res.structured_content, text(res)
+            assert not res.is_error and out["resolved"] is True, said
+            assert out["fail_to_pass"] == {F2P: "passed"} and said.startswith("resolved"), said
+            assert out["tamper"]["test_files_touched"] == [] and seen, (out, seen)
+            # The cheat edits the failing test, not the code: the base's test is graded.
+            out = await ok(s, "repo_grade", repo=str(repo), patch=cheat, **task)
+            assert out["status"] == "unresolved" and out["fail_to_pass"] == {F2P: "failed"}
+            tamper = out["tamper"]
+            assert tamper["test_files_touched"] == ["test_calc.py"] and not tamper["counted"]
+            # The control: allowed to change tests, the same cheat counts (so the rule is
+            # what bit), and the tool says so.
+            res = await call(s, "repo_grade", repo=str(repo), patch=cheat,
+                             allow_test_changes=True, **task)  # fmt: skip
+            assert res.structured_content["tamper"]["counted"] is True, text(res)
+            assert "test_calc.py" in text(res) and "counted" in text(res)
+            # A tarball of the repository, as POST /repo/grade takes it, grades the same.
+            out = await ok(s, "repo_grade", tarball=tarball_of(repo), patch=fix, **task)
+            assert out["resolved"] is True, out
+
+    try:
+        run(body)
+        assert (repo / "calc.py").read_text() == CALC_BUGGY  # the user's tree is untouched
+    finally:
+        shutil.rmtree(repo)
+
+
+@pytest.mark.slow
+def test_attack_a_second_key_does_not_share_the_first_keys_environment(
+    keyed: Server, roots: Path
+) -> None:
+    repo = make_repo(roots, "tenants")
+    task = {
+        "repo": str(repo),
+        "base": "main",
+        "patch": patch_of(repo, "calc.py", CALC_RIGHT),
+        "fail_to_pass": [F2P],
+        "setup": GRADE_SETUP + " # tenants",
+        "test": GRADE_TEST,
+    }
+
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as a, over_http(keyed.url, KEY_B) as b:
+            first = await ok(a, "repo_grade", **task)
+            again = await ok(a, "repo_grade", **task)
+            assert first["resolved"] and not first["setup"]["cached"], first
+            assert again["setup"]["cached"], again  # the control: the key's own is reused
+            other = await ok(b, "repo_grade", **task)
+            # Another key sets its own up: it neither reads nor writes the first key's.
+            assert other["resolved"] and not other["setup"]["cached"], other
+
+    try:
+        run(body)
+    finally:
+        shutil.rmtree(repo)
+
+
+@pytest.mark.slow
+def test_code_with_setup_is_proved_on_the_keys_own_environment(
+    keyed: Server, roots: Path, llm
+) -> None:
+    """`setup` and `allow_test_changes` reach the `code` tool's proof as they reach POST
+    /code's, for the calling key: the environment it set up is the one that key's repo_grade
+    finds, and not another key's."""
+    from sandlot.coder.install import AiderMissing, find_aider
+    from tests.fake_llm import Reply, whole_file
+
+    try:
+        find_aider()
+    except AiderMissing:
+        pytest.skip("aider not installed (sandlot setup --with-aider)")
+    repo = make_repo(roots, "phased")
+    coded = {"repo": str(repo), "message": "make add() add", "setup": GRADE_SETUP,
+             "test_cmd": GRADE_TEST, "max_attempts": 1}  # fmt: skip
+    graded = {"repo": str(repo), "base": "main", "setup": GRADE_SETUP, "test": GRADE_TEST,
+              "patch": patch_of(repo, "calc.py", CALC_RIGHT), "fail_to_pass": [F2P]}  # fmt: skip
+
+    async def body() -> None:
+        async with over_http(keyed.url, KEY_A) as a, over_http(keyed.url, KEY_B) as b:
+            llm.queue(Reply(whole_file("test_calc.py", CHEAT)))
+            out = await ok(a, "code", files=["test_calc.py"], allow_test_changes=True, **coded)
+            assert out["proof"]["tamper"]["counted"] is True, out["proof"]  # as allowed
+            llm.queue(Reply(whole_file("calc.py", CALC_RIGHT)))
+            out = await ok(a, "code", files=["calc.py"], **coded)
+            proof = out["proof"]
+            assert out["status"] == "passed" and proof["resolved"], out
+            mine = (await ok(a, "repo_grade", **graded))["setup"]
+            assert mine["cached"] and mine["key"] == proof["setup"]["key"], (mine, proof)
+            theirs = (await ok(b, "repo_grade", **graded))["setup"]
+            assert not theirs["cached"] and theirs["key"] != mine["key"], theirs
+
+    try:
+        run(body)
+    finally:
+        shutil.rmtree(repo)
 
 
 # --- attacks ------------------------------------------------------------------------------------
@@ -427,8 +583,9 @@ def test_attack_no_repository_outside_coder_roots(keyed: Server, roots: Path) ->
         async def body() -> None:
             async with over_http(keyed.url, KEY_A) as s:
                 for repo in (str(outside), str(link), f"{inside}/../../..", "/"):
-                    for tool in ("repo_test", "code"):
-                        res = await s.call_tool(tool, {"repo": repo, "message": "x"})
+                    for tool, more in (("repo_test", {}), ("code", {"message": "x"}),
+                                       ("repo_grade", {"base": "main"})):  # fmt: skip
+                        res = await s.call_tool(tool, {"repo": repo, **more})
                         assert res.is_error and "outside" in text(res), (tool, repo, text(res))
                 seen: list[str] = []
 
@@ -531,7 +688,7 @@ def test_stdio_bridges_to_a_server_with_its_key(keyed: Server) -> None:
     async def body() -> None:
         env = stdio_env(SANDBOX_FUSION_URL=keyed.url, SANDLOT_API_KEY=KEY_B)
         async with over_stdio(env=env) as s:
-            assert len((await s.list_tools()).tools) == 16  # every tool, over the bridge too
+            assert {t.name for t in (await s.list_tools()).tools} == TOOLS  # over the bridge too
             out = await ok(s, "run_code", language="python", code="print(sum(range(10)))")
             assert out["stdout"] == "45\n"
             sid = (await ok(s, "session_create"))["id"]

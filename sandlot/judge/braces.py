@@ -56,6 +56,22 @@ def closing(blanked: str, opening: int) -> int | None:
     return None
 
 
+def matching(blanked: str, opening: int) -> int | None:
+    """The index of the bracket closing the one at `opening` (any of `([{`), or None."""
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    stack: list[str] = []
+    for i in range(opening, len(blanked)):
+        c = blanked[i]
+        if c in pairs:
+            stack.append(pairs[c])
+        elif c in ")]}":
+            if not stack or stack.pop() != c:
+                return None
+            if not stack:
+                return i
+    return None
+
+
 def class_body(code: str, name: str | None = None) -> str | None:
     """The members of class `name` in `code` (of its first class when none has that name), or
     None when `code` declares no class. A class cut off before its end runs to the end."""

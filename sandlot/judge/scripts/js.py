@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from sandlot.judge import braces
 from sandlot.judge.scripts import Joined, lex
 from sandlot.languages.node import TS_TESTS
 
@@ -52,7 +53,7 @@ def _method_calls(blanked: str) -> list[lex.Span]:
     """Calls of `assert.<method>(...)` (`assert.deepEqual`, `assert.strictEqual`...)."""
     out = []
     for m in re.finditer(r"(?<![\w.$])assert\s*\.\s*\w+\s*\(", blanked):
-        end = lex.matching(blanked, m.end() - 1)
+        end = braces.matching(blanked, m.end() - 1)
         if end is not None:
             out.append(lex.Span(m.start(), end + 1))
     return out

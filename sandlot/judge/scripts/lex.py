@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from sandlot.judge.braces import matching
+
 
 @dataclass(frozen=True, slots=True)
 class Lexemes:
@@ -33,23 +35,6 @@ DOUBLE = r'"(?:\\.|[^"\\])*"'
 BACKTICK = r"`(?:\\.|[^`\\])*`"
 HASH_COMMENT = r"#[^\n]*"
 SLASH_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/"
-
-_PAIRS = {"(": ")", "[": "]", "{": "}"}
-
-
-def matching(blanked: str, opening: int) -> int | None:
-    """The index of the bracket closing the one at `opening` (any of `([{`), or None."""
-    stack = []
-    for i in range(opening, len(blanked)):
-        c = blanked[i]
-        if c in _PAIRS:
-            stack.append(_PAIRS[c])
-        elif c in ")]}":
-            if not stack or stack.pop() != c:
-                return None
-            if not stack:
-                return i
-    return None
 
 
 def opening(blanked: str, closing: int) -> int | None:

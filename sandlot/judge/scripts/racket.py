@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from sandlot.judge import braces
 from sandlot.judge.scripts import ANSWER, SEAL, Joined, fresh_name, lex
 
 FILE = f"{ANSWER}.rkt"
@@ -87,7 +88,7 @@ def sites(tests: str, v: str) -> tuple[str, int | None]:
     spans = []
     names = "|".join(re.escape(c) for c in sorted(CHECKS, key=len, reverse=True))
     for m in re.finditer(rf"\((?:{names})(?=[\s)])", blanked):
-        end = lex.matching(blanked, m.start())
+        end = braces.matching(blanked, m.start())
         if end is None:
             return tests, None
         spans.append(lex.Span(m.start(), end + 1))

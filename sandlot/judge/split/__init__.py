@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandlot.judge import braces
+from sandlot.judge.braces import matching
 from sandlot.judge.extract import Extracted
 from sandlot.judge.plans import Assembled, Program
 
@@ -66,22 +67,6 @@ class Site:
 
     start: int
     end: int  # just past its closing parenthesis
-
-
-def matching(blanked: str, opening: int) -> int | None:
-    """The index of the bracket closing the one at `opening` (any of `([{`), or None."""
-    pairs = {"(": ")", "[": "]", "{": "}"}
-    stack = []
-    for i in range(opening, len(blanked)):
-        c = blanked[i]
-        if c in pairs:
-            stack.append(pairs[c])
-        elif c in ")]}":
-            if not stack or stack.pop() != c:
-                return None
-            if not stack:
-                return i
-    return None
 
 
 def call_sites(tests: str, names: str) -> list[Site]:

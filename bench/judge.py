@@ -48,7 +48,15 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.engine import CLEAN_ENV, cpu_jiffies, jiffies_to_ms, start_server, stop_server, wait_ping
+from bench.engine import (
+    CLEAN_ENV,
+    cpu_jiffies,
+    jiffies_to_ms,
+    start_server,
+    stop_server,
+    tree_cpu_ms,
+    wait_ping,
+)
 from sandlot.judge import Datasets
 from sandlot.judge.assemble import stdio_cases
 from sandlot.judge.checkers import Checker
@@ -188,14 +196,21 @@ class Bare:
         return time.perf_counter() - start, passed
 
 
-def machine(call: Callable[[], Any]) -> tuple[Any, dict[str, float]]:
+def machine(call: Callable[[], Any], server: int | None = None) -> tuple[Any, dict[str, float]]:
     """What `call` returns, and the machine over it: the share of all CPUs busy, and their
-    non-idle CPU ms (server, boxes, this process, everything)."""
+    non-idle CPU ms (server, boxes, this process, everything: other work on a shared machine
+    too); with the `server`'s pid, also the CPU ms of its process tree (its jail processes and
+    boxes) and this process, which other work does not move."""
     busy0, total0 = cpu_jiffies()
+    tree0 = tree_cpu_ms(server)
     out = call()
+    tree1 = tree_cpu_ms(server)
     busy1, total1 = cpu_jiffies()
-    return out, {"busy": (busy1 - busy0) / max(1, total1 - total0),
-                 "cpu_ms": jiffies_to_ms(busy1 - busy0)}  # fmt: skip
+    figures = {"busy": (busy1 - busy0) / max(1, total1 - total0),
+               "cpu_ms": jiffies_to_ms(busy1 - busy0)}  # fmt: skip
+    if tree0 is not None and tree1 is not None:
+        figures["tree_ms"] = tree1 - tree0
+    return out, figures
 
 
 def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any) -> dict:
@@ -219,7 +234,9 @@ def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any)
         rounds = []
         for _ in range(args.rounds):
             (t_bare, ok_bare), m_bare = machine(lambda: bare.run_all(args.slots, False))
-            (t_sandlot, again), m = machine(lambda: judge_all(client, dataset, items, args.slots))
+            (t_sandlot, again), m = machine(
+                lambda: judge_all(client, dataset, items, args.slots), args.server_pid
+            )
             ok, box = sum(r["accepted"] for r in again), box_cpu_ms(again)
             rounds.append({"bare_s": t_bare, "sandlot_s": t_sandlot, "bare_ok": ok_bare,
                            "sandlot_ok": ok, "bare_machine": m_bare,
@@ -262,7 +279,10 @@ def box_cpu_ms(results: list[dict]) -> float:
 
 
 def said(m: dict[str, float], programs: int) -> str:
-    return f"{m['busy']:.0%} busy, {m['cpu_ms'] / programs:.1f} CPU ms/program"
+    out = f"{m['busy']:.0%} busy, {m['cpu_ms'] / programs:.1f} CPU ms/program"
+    if "tree_ms" in m:
+        out += f" ({m['tree_ms'] / programs:.1f} of them the server's and this process's)"
+    return out
 
 
 def main() -> None:
@@ -284,6 +304,7 @@ def main() -> None:
         log = Path(tempfile.gettempdir()) / "bench-judge.log"
         proc, url = start_server(args.slots, log)
         wait_ping(url, proc, log)
+    args.server_pid = proc.pid if proc is not None else None
     try:
         limits = httpx.Limits(max_connections=args.slots * 2)
         with httpx.Client(base_url=url, timeout=300, limits=limits) as client:

@@ -165,3 +165,10 @@ def test_repo_control_a_good_repository_is_tested(api: httpx.Client, roots: Path
     r = repo_test(api, repo)
     assert r.status_code == 200, r.text
     assert r.json()["passed"] is True, r.text
+
+
+@pytest.mark.parametrize("route", ["/repo/setup", "/repo/test", "/repo/grade"])
+def test_attack_a_tarball_that_is_not_base64_is_a_400(api: httpx.Client, route: str):
+    # the fuzzer's find: "AAA" made the decoder raise inside the route (a 500)
+    r = api.post(route, json={"tarball": "AAA", "base": "0", "patch": ""})
+    assert "tarball is not valid base64" in detail(r, 400)

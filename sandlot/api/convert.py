@@ -34,17 +34,21 @@ from sandlot.wire.run import (
 POD = os.environ.get("MY_POD_NAME")
 
 
+def decode_base64(content: str, what: str) -> bytes:
+    """A request's base64 field as bytes; what it is called in the request names a bad one."""
+    try:
+        return base64.b64decode(content, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidRequest(f"{what} is not valid base64") from None
+
+
 def decode_files(files: Mapping[str, str | None] | None) -> dict[str, bytes]:
     """`files` as sent (path -> base64); null entries are skipped, as SandboxFusion does."""
-    out = {}
-    for name, content in (files or {}).items():
-        if content is None:
-            continue
-        try:
-            out[name] = base64.b64decode(content, validate=True)
-        except (binascii.Error, ValueError):
-            raise InvalidRequest(f"files[{name!r}] is not valid base64") from None
-    return out
+    return {
+        name: decode_base64(content, f"files[{name!r}]")
+        for name, content in (files or {}).items()
+        if content is not None
+    }
 
 
 def run_limits(model: BaseModel) -> dict[str, Any]:

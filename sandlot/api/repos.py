@@ -7,10 +7,9 @@ whatever the tests say; `resolved`, `status` and `message` tell.
 
 from __future__ import annotations
 
-import base64
-
 from fastapi import APIRouter
 
+from sandlot.api.convert import decode_base64
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
 from sandlot.repos.tasks import GradeTask, Repository, by_kind
@@ -22,7 +21,7 @@ REPO = responses(400, 403, 404, 413, 503, 504)
 
 
 def _repository(service: Service, req: RepoSource) -> Repository:
-    tarball = base64.b64decode(req.tarball) if req.tarball is not None else None
+    tarball = decode_base64(req.tarball, "tarball") if req.tarball is not None else None
     return service.repos.served(req.repo, tarball)
 
 

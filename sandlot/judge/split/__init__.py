@@ -69,6 +69,22 @@ class Site:
     end: int  # just past its closing parenthesis
 
 
+def top_level_commas(text: str, brackets: str = "()[]{}") -> list[str]:
+    """`text` cut at its commas outside any of `brackets` (pairs, opening first); the `>` of an
+    arrow (`->`) closes nothing."""
+    opening, closing = brackets[0::2], brackets[1::2]
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c in opening:
+            depth += 1
+        elif c in closing and not (c == ">" and text[i - 1 : i] == "-"):
+            depth -= 1
+        elif c == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return [*out, text[start:]]
+
+
 def call_sites(tests: str, names: str) -> list[Site]:
     """Every call of one of the assertion macros or functions `names` (a regex alternation) in
     the tests' code (not in their comments or strings)."""

@@ -17,7 +17,16 @@ import re
 
 from sandlot.executor.seal import SEAL_FILE
 from sandlot.judge import braces
-from sandlot.judge.split import Built, Side, Site, call_sites, mark_sites, matching, view
+from sandlot.judge.split import (
+    Built,
+    Side,
+    Site,
+    call_sites,
+    mark_sites,
+    matching,
+    top_level_commas,
+    view,
+)
 
 ANSWER = "sandlot_answer.d"  # the D_ut row's Split.answer
 HARNESS = "main.d"
@@ -209,23 +218,10 @@ def _binding(name: str, ret: str, params: str) -> str:
 
 def _param_types(params: str) -> list[str]:
     types = []
-    for param in _commas(params):
+    for param in top_level_commas(params, "()[]"):
         param = param.split("=")[0].strip()
         if not param:
             continue
         words = re.match(r"(.*?)\s*\b[A-Za-z_]\w*$", param)
         types.append(words.group(1).strip() if words and words.group(1).strip() else param)
     return [re.sub(r"\s+", " ", t) for t in types]
-
-
-def _commas(text: str) -> list[str]:
-    out, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    return [*out, text[start:]]

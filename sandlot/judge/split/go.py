@@ -17,7 +17,7 @@ import re
 
 from sandlot.executor.seal import SEAL_FILE
 from sandlot.judge import braces, splices
-from sandlot.judge.split import Built, Side, matching, view
+from sandlot.judge.split import Built, Side, matching, top_level_commas, view
 
 ANSWER = "sandlot_answer/answer.go"  # the go_test row's Split.answer
 HARNESS = "main_test.go"
@@ -265,17 +265,7 @@ def _body(blanked: str, after: int) -> int | None:
 
 def _param_types(params: str) -> list[str]:
     """Go parameters' types: `a, b int, s string` -> int, int, string."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(params):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(params[start:i].strip())
-            start = i + 1
-    parts.append(params[start:].strip())
-    parts = [p for p in parts if p]
+    parts = [p.strip() for p in top_level_commas(params) if p.strip()]
     named = any(re.match(r"^[A-Za-z_]\w*\s+\S", p) for p in parts)
     if not named:
         return parts

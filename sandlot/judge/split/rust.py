@@ -17,7 +17,15 @@ import re
 
 from sandlot.executor.seal import SEAL_FILE
 from sandlot.judge import braces, splices
-from sandlot.judge.split import Built, Side, call_sites, mark_sites, matching, view
+from sandlot.judge.split import (
+    Built,
+    Side,
+    call_sites,
+    mark_sites,
+    matching,
+    top_level_commas,
+    view,
+)
 
 CRATE = "sandlot_answer"
 ANSWER = "answer.rs"  # the rust row's Split.answer
@@ -267,7 +275,7 @@ def _binding(name: str, signature: str, *, trusted: bool = True) -> str | None:
     if not trusted and re.search(r"[{}\"!=#]|\bsandlot", signature[opening:]):
         return None
     types = []
-    for param in _top_level_commas(signature[opening + 1 : close]):
+    for param in top_level_commas(signature[opening + 1 : close], "()<>[]"):
         if not param.strip():
             continue
         colon = _top_level_colon(param)
@@ -278,19 +286,6 @@ def _binding(name: str, signature: str, *, trusted: bool = True) -> str | None:
     ret = ret[2:].strip() if ret.startswith("->") else ""
     arrow = f" -> {ret}" if ret else ""
     return f"const {name}: fn({', '.join(types)}){arrow} = {path};\n"
-
-
-def _top_level_commas(text: str) -> list[str]:
-    out, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        if c in "(<[":
-            depth += 1
-        elif c in ")>]" and not (c == ">" and i > 0 and text[i - 1] == "-"):
-            depth -= 1
-        elif c == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    return [*out, text[start:]]
 
 
 def _top_level_colon(param: str) -> int | None:

@@ -7,40 +7,20 @@ the only write to the user's branch is `apply()`, an explicit fast-forward after
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.coder.owner import Owner, as_owner
-from sandlot.errors import GitFailed, GitUnavailable, InvalidRequest, git_command
+from sandlot.coder.git import git
+from sandlot.coder.owner import Owner
+from sandlot.errors import GitFailed, InvalidRequest
 
-GIT_TIMEOUT = 120.0
 # Used only when the user has no identity configured, so our commits never fail for it.
 FALLBACK_IDENTITY = ("sandlot coder", "coder@sandlot.invalid")
 # Aider's own artefacts (tags cache, histories) never go into a commit.
 EXCLUDE = (":(exclude).aider*",)
-
-
-def git(repo: str | Path, *args: str, check: bool = True, timeout: float = GIT_TIMEOUT,
-        owner: Owner | None = None) -> str:  # fmt: skip
-    """git in `repo`, as `owner` when given (a server's task), else as ourselves."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    if owner is not None:
-        env["HOME"] = owner.home  # that user's git config, not root's
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=timeout,
-            stdin=subprocess.DEVNULL, env=env, **as_owner(owner),
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitUnavailable(f"`{git_command(args)}` could not run here: {exc}") from exc
-    if check and done.returncode != 0:
-        raise GitFailed(args, repo, done.stderr or done.stdout)
-    return done.stdout
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.coder.owner import Owner, as_owner
-from sandlot.errors import GitFailed, GitUnavailable, InvalidRequest, SandlotError, git_command
+from sandlot.coder.git import git as run_git
+from sandlot.coder.owner import Owner
+from sandlot.errors import GitFailed, InvalidRequest, SandlotError
 
-GIT_TIMEOUT = 300.0
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 REV = re.compile(r"^[A-Za-z0-9._/^~@{}-]{1,200}$")  # a commit, branch or tag name; no options
 BUNDLE_REF = "refs/heads/base"
@@ -54,22 +53,8 @@ echo "$sha"
 
 def git(cwd: Path, *args: str, owner: Owner | None = None, check: bool = True,
         env: dict[str, str] | None = None) -> str:  # fmt: skip
-    """git in `cwd` as `owner` (else as ourselves), with no config but its repository's."""
-    env = (env or {}) | {
-        "PATH": "/usr/bin:/bin", "HOME": owner.home if owner else "/nonexistent",
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_TERMINAL_PROMPT": "0",
-        "LC_ALL": "C",
-    }  # fmt: skip
-    try:
-        done = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL, env=env, **as_owner(owner),
-        )  # fmt: skip
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitUnavailable(f"`{git_command(args)}` could not run here: {exc}") from exc
-    if check and done.returncode != 0:
-        raise GitFailed(args, cwd, done.stderr or done.stdout)
-    return done.stdout
+    """git in `cwd` as `owner` (else as ourselves), with no configuration but its repository's."""
+    return run_git(cwd, *args, owner=owner, check=check, env=env, user_config=False)
 
 
 def check_rev(base: str) -> str:

@@ -8,7 +8,9 @@ import pytest
 
 from sandlot.api.judge import dataset_infos
 from sandlot.judge import Datasets, Judge
+from sandlot.judge.families import reference
 from sandlot.judge.integrity import TABLE, Level, lookup, weakest
+from sandlot.judge.plans import JudgeConfig
 from sandlot.languages import LANGUAGES, Registry
 from tests.conftest import Server
 
@@ -70,3 +72,20 @@ def test_v1_datasets_over_http_and_strict_refuses_an_unsealed_family(server: Ser
         # not strict: judged, and the result says how far to trust it
         plain = api.post("/submit", json=body).json()
         assert plain["extra"]["integrity"] == "unsealed" and not plain["accepted"]
+
+
+@pytest.mark.parametrize("name", ["verilogeval_human", "verilogeval_machine", "repobench_c_python",
+                                  "repobench_c_java"])  # fmt: skip
+def test_a_verdict_read_outside_the_box_keeps_its_class_per_job(name: str) -> None:
+    """Verilog's summary line and RepoBench's compared line carry no seal by design: a job of
+    theirs is not downgraded to "no place for the seal" (which `strict` would refuse)."""
+    judge = Judge(DATASETS, no_executor)
+    spec = DATASETS.spec(name)
+    listed = judge.dataset_integrity(name)
+    for row in DATASETS.get(name).rows[:5]:
+        job = judge.assemble(spec, row, reference(spec.family, row) or "", JudgeConfig()).job
+        assert job is not None, row
+        level = judge.integrity(spec, job, strict=True).level
+        assert level is not Level.UNSEALED and level == weakest(
+            [i.level for i in listed.values()]
+        ), (name, level)

@@ -47,6 +47,9 @@ class Integrity:
     split: str  # how the answer is kept apart from the harness ("" for none)
     out_of_reach: str  # what no assembly here can stop
     tests: str  # the tests that show it (a file, or file::test)
+    # whether the verdict rests on a seal the job must carry (a job of a sealed row that has no
+    # place for it is unsealed); False for verdicts read outside the box
+    by_seal: bool = True
 
     def as_dict(self) -> dict[str, str]:
         return {
@@ -74,6 +77,7 @@ OUTPUT = Integrity(
     split="the expected output never enters the box",
     out_of_reach="nothing known: the program must print the right output for inputs it sees once",
     tests="tests/test_integrity_table.py",
+    by_seal=False,
 )
 # A row whose tests have no place for the seal (no main to end, say): judged on its exit.
 NO_PLACE = Integrity(
@@ -488,6 +492,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         out_of_reach="nothing known",
         tests="tests/test_reward_hacks_python.py::"
         "test_verilog_answer_reaching_past_its_ports_is_refused",
+        by_seal=False,
     ),
     ("repobench", "*"): Integrity(
         Level.OUTPUT,
@@ -497,6 +502,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         split="nothing of the answer runs",
         out_of_reach="nothing known",
         tests="tests/test_judge_datasets.py",
+        by_seal=False,
     ),
 }
 
@@ -520,7 +526,7 @@ def of_job(
     row = lookup(dataset, family, language)
     if (family, language) in SPLIT_BUILDS and not split:
         row = TABLE.get(("*", language), UNSEALED)
-    if row.level is not Level.UNSEALED and not sealed:
+    if row.by_seal and row.level is not Level.UNSEALED and not sealed:
         return NO_PLACE
     return row
 

@@ -964,9 +964,23 @@ def test_unmount_all_detaches_nested_mounts_and_odd_names(tmp_path):
 
 
 def test_preludes_too_large_for_a_zygote_are_refused_when_configured():
-    with pytest.raises(ValueError, match=r"warm_preludes: .* more than the 65536 a zygote reads"):
-        JailConfig(warm_preludes=("x = 1\n" * 20000,))
+    from sandlot.executor.guards import PY_PRELUDES
+    from sandlot.jail.zygotes import PRELUDES_MAX
+
+    with pytest.raises(ValueError, match=rf"warm_preludes: .* more than the {PRELUDES_MAX} a zyg"):
+        JailConfig(warm_preludes=("x = 1\n" * (PRELUDES_MAX // 6 + 1),))
     assert JailConfig(warm_preludes=("x = 1\n" * 100,)).warm_preludes
+    assert JailConfig(warm_preludes=PY_PRELUDES).warm_preludes  # the judge's drivers fit
+
+
+def test_preludes_as_large_as_a_zygote_takes_reach_it():
+    """The preludes' message is one datagram: one near the limit gets through whole."""
+    from sandlot.jail.zygotes import PRELUDES_MAX
+
+    padding = "#" + "x" * 99 + "\n"
+    big = PRELUDE + padding * ((PRELUDES_MAX - 2000) // len(padding))
+    seen = warm_as_cold("big preludes", {"after it": big + "fails()\n"}, warm_preludes=(big,))
+    assert b"in the prelude" in seen["after it"][2]
 
 
 def test_a_runs_own_bind_is_writable_and_the_next_run_does_not_see_it(jail, tmp_path):

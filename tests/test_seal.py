@@ -8,7 +8,7 @@ import re
 import pytest
 
 from sandlot.executor import seal
-from sandlot.executor.guards import frameworks
+from sandlot.executor.guards import PY_PRELUDES, Seal, driver, frameworks
 from sandlot.judge import guards
 from sandlot.judge.dialects import DIALECTS, dialect
 from sandlot.languages import LANGUAGES
@@ -139,3 +139,20 @@ def test_every_python_driver_begins_with_a_prelude_the_zygote_compiles(strict, c
     begins = [p for p in run_guards.PY_PRELUDES if text.startswith(p)]
     assert begins and max(begins, key=len).count("__sandlot_") >= 1
     assert text[len(max(begins, key=len)) :].lstrip().startswith("__sandlot_driver(")
+
+
+DRIVERS = {
+    f"{name}{' case' if case else ''}": (seal, case)
+    for name, seal in (("plain", Seal()), ("strict", Seal(strict=True)),
+                       ("split", Seal(strict=True, split=True)))
+    for case in (None, ("f(1)", "1"))
+} | {"unittest": (Seal(unittest=("T",)), None)}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", DRIVERS)
+def test_every_python_driver_begins_with_a_prelude_the_zygote_compiled(name: str) -> None:
+    """What of a driver is none of the zygote's preludes is compiled again in every run."""
+    seal_, case = DRIVERS[name]
+    text = driver("python", "x = 1\n", seal_, case)
+    longest = max((p for p in PY_PRELUDES if text.startswith(p)), key=len, default="")
+    assert "def " not in text[len(longest) :], "a part of the driver is compiled in each run"

@@ -986,7 +986,8 @@ PRELUDES = Preludes()
 # costs more than a whole `print(1)`): imported once here, every warm run starts with them.
 PRELOAD = ("typing", "re", "collections", "math", "itertools", "functools", "heapq", "bisect",
            "string", "random", "copy", "json", "enum", "datetime", "operator", "fractions",
-           "decimal", "statistics", "hashlib", "dataclasses", "abc", "io", "array")  # fmt: skip
+           "decimal", "statistics", "hashlib", "dataclasses", "abc", "io", "array",
+           "socket", "ctypes", "traceback")  # fmt: skip
 WARM = {"site": False}
 
 
@@ -1044,7 +1045,7 @@ def main():
     if not stat.S_ISSOCK(os.fstat(sock.fileno()).st_mode):
         return
     bpf = sock.recv(1 << 16)
-    warm_up(json.loads(sock.recv(1 << 16) or b"[]"))  # zygotes.PRELUDES_MAX
+    warm_up(json.loads(sock.recv(1 << 17) or b"[]"))  # zygotes.PRELUDES_MAX
     serve(sock, bpf, sys.argv[2])
 
 

@@ -27,7 +27,7 @@ ZYGOTE = str(Path(__file__).with_name("zygote.py"))
 # warning, stack or command line a script can print may name the server's files.
 BOOT = ("import sys; exec(compile(open(int(sys.argv.pop(1)), 'rb').read(), "
         "'<sandlot zygote>', 'exec'))")  # fmt: skip
-PRELUDES_MAX = 1 << 16  # bytes of the preludes' message: one datagram, which zygote.py reads
+PRELUDES_MAX = 1 << 17  # bytes of the preludes' message: one datagram, which zygote.py reads
 
 
 class Zygote:

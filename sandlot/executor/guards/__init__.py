@@ -42,6 +42,7 @@ _JS = (_HERE / "driver.js").read_text()
 PY_PRELUDES = (
     *(_PY_CORE + strict + case for strict in ("", _PY_STRICT) for case in ("", _PY_CASE)),
     _PY_CORE + _PY_UNITTEST,
+    *(_PY_CORE + case + _PY_SPLIT for case in ("", _PY_CASE)),
 )
 
 

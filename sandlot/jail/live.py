@@ -50,6 +50,7 @@ from sandlot.jail.zygotes import Zygote, box_request, read_all, run_request
 # The zygote and the box's init, beyond what the program may start.
 LIVE_JAIL_PIDS = 2
 GONE_DEADLINE = 5.0  # seconds a killed box's processes may take to leave its cgroup
+BACKGROUND_NICE = 19  # a box started ahead (a pool's): the CPU for boxes in use first
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +112,15 @@ class LiveBox:
     def reading(self) -> Reading:
         """Memory in use, OOM kills and CPU time so far, of everything in the box."""
         return self.cgroup.read()
+
+    def foreground(self) -> None:
+        """Every process and thread of the box (and its zygote) at the CPU priority every box
+        runs at, whatever it was started at (`LiveBoxes.submit`'s `background`)."""
+        for pid in self.cgroup.pids():
+            with contextlib.suppress(OSError):  # a thread or process that ended meanwhile
+                for tid in os.listdir(f"/proc/{pid}/task"):
+                    with contextlib.suppress(OSError):
+                        os.setpriority(os.PRIO_PROCESS, int(tid), 0)
 
     def set_memory(self, memory: int) -> None:
         """Change the memory limit (a pooled box is given its session's limit when taken)."""
@@ -287,16 +297,20 @@ class LiveBoxes:
         return self.submit(spec, lowers).result()
 
     def submit(
-        self, spec: RunSpec, lowers: tuple[Frozen, ...] = ()
+        self, spec: RunSpec, lowers: tuple[Frozen, ...] = (), background: bool = False
     ) -> Future[tuple[LiveBox, Pipes]]:
-        """`open`, as a future (asyncio waits for it with asyncio.wrap_future)."""
+        """`open`, as a future (asyncio waits for it with asyncio.wrap_future). `background`:
+        the box runs at the lowest CPU priority until `LiveBox.foreground` (a box started
+        ahead of its use must not slow down those in use)."""
         if self._thread is None:
             raise JailUnavailable("the live boxes are not started")
         if lowers and self.layers is None:
             raise JailUnavailable(f"a box cannot stack layers: {self.layers_problem}")
-        return self._thread.submit(self._open, spec, lowers)
+        return self._thread.submit(self._open, spec, lowers, background)
 
-    def _open(self, spec: RunSpec, lowers: tuple[Frozen, ...]) -> tuple[LiveBox, Pipes]:
+    def _open(
+        self, spec: RunSpec, lowers: tuple[Frozen, ...], background: bool = False
+    ) -> tuple[LiveBox, Pipes]:
         with self._lock:
             if not self._free:
                 raise JailError(f"all {self.config.count} uids of live boxes are in use")
@@ -321,7 +335,7 @@ class LiveBoxes:
             else:
                 self._mount_work(work, uid)
             workdir.write_files(box.workdir, spec.files, uid, uid)
-            pipes = self._start(box, spec)
+            pipes = self._start(box, spec, background)
         except BaseException:
             box.close()
             raise
@@ -339,7 +353,7 @@ class LiveBoxes:
         except OSError as exc:
             raise JailError(f"cannot mount a live box's work dir: {exc.strerror}") from exc
 
-    def _start(self, box: LiveBox, spec: RunSpec) -> Pipes:
+    def _start(self, box: LiveBox, spec: RunSpec, background: bool) -> Pipes:
         jail = self.jail
         layout = BoxLayout(
             bwrap=jail.config.bwrap,
@@ -366,6 +380,8 @@ class LiveBoxes:
                 box._zygote = Zygote(
                     self.config.python, self.jail.box_init, self._bpf, join=box.cgroup.join
                 )
+                if background:  # before the box exists: all it starts inherits it
+                    os.setpriority(os.PRIO_PROCESS, box._zygote.pid, BACKGROUND_NICE)
                 box._pidfd, _ = box._zygote.start(request, theirs)
             finally:
                 for fd in theirs:

@@ -90,7 +90,9 @@ class SessionManager:
         self._ended: OrderedDict[str, tuple[Tenant, str]] = OrderedDict()  # why, for whom
         self._starts = asyncio.Semaphore(os.cpu_count() or 1)
         self.live: LiveBoxes | None = None
-        self.pool = WarmPool(config.session_pool, lambda: self._start("python", self._limits()))
+        self.pool = WarmPool(
+            config.session_pool, lambda: self._start("python", self._limits(), background=True)
+        )
         self._reaper: asyncio.Task[None] | None = None
         self._retiring: set[asyncio.Task[None]] = set()
         row = registry.rows["python"]
@@ -502,13 +504,14 @@ class SessionManager:
             raise
 
     async def _start(
-        self, language: str, limits: SessionLimits, lowers: tuple[Frozen, ...] = ()
-    ) -> Session:
+        self, language: str, limits: SessionLimits, lowers: tuple[Frozen, ...] = (),
+        background: bool = False,
+    ) -> Session:  # fmt: skip
         if self.live is None:
             raise JailUnavailable("sessions are not started")
         async with self._starts:
             spec = self._spec(language, limits)
-            return await Session.start(self.live, spec, language, limits, lowers)
+            return await Session.start(self.live, spec, language, limits, lowers, background)
 
     async def _start_over(
         self, language: str, limits: SessionLimits, stack: tuple[Frozen, ...]

@@ -1,8 +1,9 @@
 """A few Python kernels started ahead, so that a session or a notebook does not wait for one.
 
 A pooled session has never run anything: taking one is as good as starting one, only faster.
-The pool refills one kernel at a time in the background (a kernel's start is CPU work that
-would otherwise compete with the requests being served).
+The pool refills one kernel at a time in the background, each box at the lowest CPU priority
+until it is taken (a kernel's start is CPU work that would otherwise compete with the requests
+being served: a fork's kernels reading their state back, the first executions in them).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class WarmPool:
         while self._ready:
             session = self._ready.popleft()
             if session.box.alive() and session.ended is None:
+                await asyncio.to_thread(session.box.foreground)
                 return session
             await session.close("it ended while in the pool")
         return None

@@ -78,11 +78,11 @@ class Session:
     @classmethod
     async def start(
         cls, live: LiveBoxes, spec: RunSpec, language: str, limits: SessionLimits,
-        lowers: tuple[Frozen, ...] = (),
+        lowers: tuple[Frozen, ...] = (), background: bool = False,
     ) -> Session:  # fmt: skip
         """A session in a new box (its work dir over `lowers`, with layers), once its agent is
-        ready."""
-        opening = live.submit(spec, lowers)
+        ready; `background`: at the lowest CPU priority, until its box's `foreground`."""
+        opening = live.submit(spec, lowers, background)
         try:
             box, pipes = await asyncio.wrap_future(opening)
         except asyncio.CancelledError:

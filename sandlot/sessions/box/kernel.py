@@ -37,6 +37,9 @@ CHANNELS = ("shell", "iopub", "stdin", "control", "hb")
 # - stdout and stderr have a buffer each, published by timers of their own: `print(1)` then a
 #   warning could come out warning first. A write to one stream first publishes what the other
 #   holds.
+# And cloudpickle is imported (into sys.modules only): a snapshot's save, and the load of a
+# fork's state, then do not pay its import (about 20 ms of CPU) in the kernel they wait for,
+# which a pooled kernel has paid ahead.
 KERNEL_STARTUP = """
 def _sandlot_bound_output(limit=1 << 16):
     import contextlib, sys
@@ -57,6 +60,7 @@ def _sandlot_bound_output(limit=1 << 16):
     OutStream._schedule_flush = schedule_in_order
 _sandlot_bound_output()
 del _sandlot_bound_output
+__import__("cloudpickle")
 """
 
 

@@ -81,6 +81,11 @@ BRANCHED = Histogram(
     "sandlot_session_branch_seconds", "time to snapshot, fork, pause or resume a session",
     ["kind"], buckets=_SECONDS,
 )  # fmt: skip
+STATE_SECONDS = Histogram(
+    "sandlot_session_state_seconds",
+    "time a session's agent took to save, load or rebase its state for a snapshot: wall time, "
+    "and the CPU time of its whole box meanwhile", ["op", "clock"], buckets=_SECONDS,
+)  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -169,6 +174,12 @@ def sessions_held(live: int, paused: int) -> None:
 def branched(kind: str, seconds: float) -> None:
     """A session was snapshotted, forked, paused or resumed (`kind`), in `seconds`."""
     BRANCHED.labels(kind).observe(seconds)
+
+
+def state_kept(op: str, wall: float, cpu: float) -> None:
+    """A session's agent did a snapshot's `op` in `wall` seconds, its box using `cpu`."""
+    STATE_SECONDS.labels(op, "wall").observe(wall)
+    STATE_SECONDS.labels(op, "cpu").observe(cpu)
 
 
 def answered(endpoint: str, status: int, seconds: float) -> None:

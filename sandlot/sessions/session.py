@@ -19,6 +19,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from sandlot import telemetry
 from sandlot.errors import SessionEnded
 from sandlot.jail.layers import Frozen
 from sandlot.jail.live import LiveBox, LiveBoxes, Pipes
@@ -194,7 +195,10 @@ class Session:
     async def keep(self, op: str, **fields: Any) -> dict[str, Any]:
         """A snapshot's op (`save`, `load`, `rebase`) done by the agent, while no execution
         runs (the caller holds the lock, or the session is not yet anyone's): the agent's
-        answer, its `error` set if it failed. AgentGone if the agent fails or says otherwise."""
+        answer, its `error` set if it failed. AgentGone if the agent fails or says otherwise.
+        Its wall time and its box's CPU time go to the metrics (the box's, as its cgroup
+        counts: not what the agent says)."""
+        began, cpu = time.monotonic(), self._cpu_ns()
         self.link.send({"op": op, "path": frames.STATE, **fields})
         while True:
             event = await self.link.recv(KEEP_TIMEOUT)
@@ -206,7 +210,17 @@ class Session:
             if event["died"]:
                 self.restarted = True
             self.touch()
+            after = self._cpu_ns()
+            if cpu is not None and after is not None:
+                telemetry.state_kept(op, time.monotonic() - began, (after - cpu) / 1e9)
             return event
+
+    def _cpu_ns(self) -> int | None:
+        """The CPU time of everything in the box so far (None: its cgroup is gone)."""
+        try:
+            return self.box.reading().cpu_ns
+        except OSError:
+            return None
 
     async def close(self, reason: str) -> None:
         """End the session: kill its box, remove all it had. Safe to call more than once."""

@@ -22,6 +22,11 @@ scipy and sympy, builds arrays and writes a work dir of 200 files; "light" sets 
 writes one file. Ratios (printed, not asserted): fork / create is what a fork costs over a
 fresh session; fork / (create + setup) is what it saves over setting up again.
 
+Per row it prints what a session's state cost: the mean wall time the server waited for a
+box to save (a snapshot's pickling) or load (a new session's unpickling) it, and the CPU time
+that box used meanwhile (from /metrics' sandlot_session_state_seconds): the CPU does not grow
+with the load of the machine, the wall time does.
+
 It also prints what a parent, one snapshot of it and a fork of `count` sessions hold in all (the
 used bytes of every layer tmpfs, and the snapshot store on disk) against that one snapshot's
 `bytes`; and with `--idle N`, the memory N idle Python sessions hold live (their cgroups')
@@ -31,12 +36,13 @@ against paused (nothing in memory; their snapshots on disk), per session.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -121,6 +127,7 @@ def disk_bytes(root: Path) -> int:
 class Bench:
     def __init__(self, c: httpx.Client, pool: int) -> None:
         self.c, self.pool = c, pool
+        self.breakdown: dict[str, dict[str, float]] = {}
 
     def pool_full(self, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
@@ -160,6 +167,33 @@ class Bench:
             self.drop(*made)
         return out
 
+    def state_seconds(self) -> dict[tuple[str, str], tuple[float, float]]:
+        """sandlot_session_state_seconds from /metrics: (op, clock) -> (sum, count)."""
+        out: dict[tuple[str, str], list[float]] = {}
+        for line in self.c.get("/metrics").text.splitlines():
+            if not line.startswith("sandlot_session_state_seconds_"):
+                continue
+            name, value = line.rsplit(" ", 1)
+            kind = name.split("{")[0].rsplit("_", 1)[1]
+            labels = dict(x.split("=") for x in name.split("{")[1].rstrip("}").split(","))
+            key = (labels["op"].strip('"'), labels["clock"].strip('"'))
+            if kind in ("sum", "count"):
+                out.setdefault(key, [0.0, 0.0])[kind == "count"] += float(value)
+        return {k: (v[0], v[1]) for k, v in out.items()}
+
+    @contextlib.contextmanager
+    def costs(self, row: str) -> Iterator[None]:
+        """What a snapshot's save and a restore's load cost per session in `row`: the mean
+        wall time the server waited for each, and the CPU time the box used for it."""
+        before = self.state_seconds()
+        yield
+        after = self.state_seconds()
+        for (op, clock), (total, count) in after.items():
+            was = before.get((op, clock), (0.0, 0.0))
+            if op in ("save", "load") and count > was[1]:
+                per = (total - was[0]) / (count - was[1]) * 1000
+                self.breakdown.setdefault(row, {})[f"{op} {clock}"] = round(per, 1)
+
     def ready(self, snap: str, timeout: float = 120.0) -> None:
         deadline = time.monotonic() + timeout
         while self.ok(self.c.get(f"/snapshots/{snap}"))["status"] != "ready":
@@ -170,8 +204,9 @@ class Bench:
 
 def measure(
     url: str, n: int, count: int, pool: int, setup: str, store: Path
-) -> tuple[dict[str, list[float]], dict[str, float]]:
-    """The timed rows, and the bytes: what a fork of `count` holds against one snapshot."""
+) -> tuple[dict[str, list[float]], dict[str, float], dict[str, dict[str, float]]]:
+    """The timed rows; the bytes: what a fork of `count` holds against one snapshot; and per
+    row, the mean cost of a save and of a load in the box (Bench.costs)."""
     rows: dict[str, list[float]] = {}
     sizes: dict[str, float] = {}
     with httpx.Client(base_url=url, timeout=600) as c:
@@ -211,7 +246,8 @@ def measure(
         for _ in range(n):  # the reply's latency; each written to disk before the next
             b.pool_full()
             t = time.perf_counter()
-            snap = b.ok(c.post(f"/sessions/{parent}/snapshot"))["id"]
+            with b.costs("snapshot"):
+                snap = b.ok(c.post(f"/sessions/{parent}/snapshot"))["id"]
             rows.setdefault("snapshot", []).append((time.perf_counter() - t) * 1000)
             b.ready(snap)
             c.delete(f"/snapshots/{snap}")
@@ -226,8 +262,10 @@ def measure(
 
             return call
 
-        rows["fork x1"] = b.timed(n, fork(1))
-        rows[f"fork x{count}"] = b.timed(n, fork(count))
+        with b.costs("fork x1"):
+            rows["fork x1"] = b.timed(n, fork(1))
+        with b.costs(f"fork x{count}"):
+            rows[f"fork x{count}"] = b.timed(n, fork(count))
         snap = b.ok(c.post(f"/sessions/{parent}/snapshot"))["id"]
         b.ready(snap)
 
@@ -236,7 +274,8 @@ def measure(
             b.run(sid, PROBE)
             return [sid]
 
-        rows["restore"] = b.timed(n, restore)
+        with b.costs("restore"):
+            rows["restore"] = b.timed(n, restore)
         rows["execute (live)"] = b.timed(n, lambda: (b.run(parent, PROBE), [])[1])
         sleeper = b.create(pause_after=1)
         b.run(sleeper, setup)
@@ -255,11 +294,12 @@ def measure(
                 sys.exit(f"the execution did not resume the session: {out}")
             return []
 
-        for _ in range(max(2, n // 2)):
-            resume()
+        with b.costs("resume"):  # its save is the pause's
+            for _ in range(max(2, n // 2)):
+                resume()
         b.drop(parent, sleeper)
         c.delete(f"/snapshots/{snap}")
-    return rows, sizes
+    return rows, sizes, b.breakdown
 
 
 def idle_memory(url: str, n: int, pool: int, store: Path) -> dict[str, float]:
@@ -332,7 +372,7 @@ def main() -> None:
         try:
             wait_ping(url, proc, log)
             setup = SETUPS[args.setup]
-            rows, sizes = measure(url, args.requests, args.count, args.pool, setup, store)
+            rows, sizes, costs = measure(url, args.requests, args.count, args.pool, setup, store)
             if args.idle:
                 sizes |= idle_memory(url, args.idle, args.pool, store)
         except (httpx.HTTPError, SystemExit):
@@ -362,8 +402,12 @@ def main() -> None:
               f"paused ({mb['paused on disk']} on disk); x 1000: "
               f"{sizes['live memory'] * 1000 / 1e9:.1f} GB against "
               f"{sizes['paused memory'] * 1000 / 1e9:.1f} GB")  # fmt: skip
+    print("per session, mean ms: wall time the server waited for its box to save or load "
+          "its state, and the CPU time the box used for it")  # fmt: skip
+    for name, cost in costs.items():
+        print(f"  {name:14} " + "  ".join(f"{k} {v:6.1f}" for k, v in sorted(cost.items())))
     if args.out:
-        out = {"args": vars(args), "rows": figures, "bytes": sizes}
+        out = {"args": vars(args), "rows": figures, "bytes": sizes, "state_costs": costs}
         Path(args.out).write_text(json.dumps(out, indent=2))
 
 

@@ -115,8 +115,13 @@ class LiveBox:
 
     def foreground(self) -> None:
         """Every process and thread of the box (and its zygote) at the CPU priority every box
-        runs at, whatever it was started at (`LiveBoxes.submit`'s `background`)."""
-        for pid in self.cgroup.pids():
+        runs at, whatever it was started at (`LiveBoxes.submit`'s `background`). Also before
+        a box is killed: a process at the lowest priority on a busy host would take seconds
+        to be scheduled and run its exit."""
+        pids: list[int] = []
+        with contextlib.suppress(OSError):  # its cgroup is gone: so is everything in it
+            pids = self.cgroup.pids()
+        for pid in pids:
             with contextlib.suppress(OSError):  # a thread or process that ended meanwhile
                 for tid in os.listdir(f"/proc/{pid}/task"):
                     with contextlib.suppress(OSError):
@@ -204,6 +209,7 @@ class LiveBox:
         The work dir stays readable until `close()`."""
         with self._lock:
             if self._pidfd >= 0:
+                self.foreground()
                 with contextlib.suppress(ProcessLookupError):
                     signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
 
@@ -212,6 +218,7 @@ class LiveBox:
             if self.closed:
                 return
             self.closed = True
+            self.foreground()
             if self._pidfd >= 0:
                 with contextlib.suppress(ProcessLookupError):
                     signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)

@@ -4,16 +4,20 @@ control), tenancy, the quota, caps under a fork storm, and pause and resume (acr
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
+import signal
 import textwrap
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import ROOT, Server, running_server
-from tests.test_security_sessions import uid_processes, wait_until
+from tests.conftest import ROOT, SESSION_UIDS, Server, running_server
+from tests.test_security_sessions import box_uid, uid_processes, wait_until
 
 MiB = 1 << 20
 KEY_A, KEY_B = "tenant-a-key-0123456789", "tenant-b-key-0123456789"
@@ -416,6 +420,81 @@ def sealed_layers(server: Server) -> list[str]:
     lines = Path("/proc/self/mountinfo").read_text().splitlines()
     return [line for line in lines if server.state_dir in line and " - tmpfs " in line
             and line.split()[5].startswith("ro")]  # fmt: skip
+
+
+# -- the pool of kernels started ahead -----------------------------------------------------------
+
+# What a box's code reads of the CPU priority of every thread in its box (its pid namespace).
+PRIORITIES = py("""
+    import os
+    print(sorted({os.getpriority(os.PRIO_PROCESS, int(t)) for p in os.listdir("/proc")
+                  if p.isdigit() for t in os.listdir(f"/proc/{p}/task")}))
+""")
+
+
+def niceness() -> dict[int, set[int]]:
+    """Seen from the host: the nice values of every thread of each session uid's processes."""
+    out: dict[int, set[int]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            uid = os.stat(f"/proc/{pid}").st_uid
+            if uid in SESSION_UIDS:
+                for tid in os.listdir(f"/proc/{pid}/task"):
+                    out.setdefault(uid, set()).add(os.getpriority(os.PRIO_PROCESS, int(tid)))
+        except OSError:  # it ended meanwhile
+            continue
+    return out
+
+
+def pooled(client: httpx.Client) -> list[int]:
+    """The uids of the pool's two boxes, once it is full: the two that wait at nice 19."""
+    wait_until(lambda: client.get("/health").json()["sessions"]["pool_ready"] == 2, 120,
+               "the pool did not fill up")  # fmt: skip
+
+    def waiting() -> list[int]:
+        uids = [uid for uid, nice in niceness().items() if nice == {19}]
+        return uids if len(uids) == 2 else []
+
+    return wait_until(waiting, 30, "the pool's boxes do not wait at the lowest priority")
+
+
+def test_a_pooled_kernel_waits_at_the_lowest_priority_and_serves_at_the_normal_one(
+    client, sessions
+):
+    waiting = pooled(client)
+    sid = sessions.new()
+    uid = box_uid(sessions, sid)
+    assert uid in waiting  # it came from the pool
+    assert sessions.out(sid, PRIORITIES) == "[0]\n"  # all of its box, as it sees it
+    assert niceness()[uid] == {0}
+    # control: the box the pool keeps is still at the lowest, and a fork's boxes (from the
+    # pool too) serve at the normal priority
+    assert any(niceness().get(u) == {19} for u in waiting if u != uid)
+    for kid in sessions.fork(sid, 2):
+        assert sessions.out(kid, PRIORITIES) == "[0]\n"
+
+
+def test_concurrent_sessions_each_get_a_pooled_kernel_of_their_own(client, sessions):
+    pooled(client)
+    with ThreadPoolExecutor(max_workers=4) as run:
+        made = list(run.map(lambda _: sessions.new(), range(4)))
+    uids = [box_uid(sessions, sid) for sid in made]
+    assert len(set(uids)) == 4, uids
+    for i, sid in enumerate(made):
+        sessions.out(sid, f"mine = {i}")
+    assert [sessions.out(sid, "print(mine)") for sid in made] == [f"{i}\n" for i in range(4)]
+
+
+def test_a_pooled_kernel_that_died_is_replaced_not_handed_out(client, sessions):
+    dead = pooled(client)
+    for uid in dead:
+        for line in uid_processes(uid):
+            with contextlib.suppress(ProcessLookupError):  # gone with one killed before it
+                os.kill(int(line.split()[1]), signal.SIGKILL)
+    wait_until(lambda: not any(uid_processes(u) for u in dead), 10, "the pool's boxes live on")
+    sid = sessions.new()
+    assert sessions.out(sid, "print(6 * 7)") == "42\n"  # a kernel that runs: not a dead one
+    pooled(client)  # and the pool is full again, of boxes that wait at the lowest priority
 
 
 # -- pause and resume ---------------------------------------------------------------------------

@@ -25,7 +25,10 @@ fresh session; fork / (create + setup) is what it saves over setting up again.
 Per row it prints what a session's state cost: the mean wall time the server waited for a
 box to save (a snapshot's pickling) or load (a new session's unpickling) it, and the CPU time
 that box used meanwhile (from /metrics' sandlot_session_state_seconds): the CPU does not grow
-with the load of the machine, the wall time does.
+with the load of the machine, the wall time does. With `--setup target` it then measures the
+floor under those rows: the same objects pickled, and read back by fresh processes of the
+sandbox's Python (one, and `count` at once), without sandlot (bench/state_bare.py), and prints
+the rows as ratios of it.
 
 It also prints what a parent, one snapshot of it and a fork of `count` sessions hold in all (the
 used bytes of every layer tmpfs, and the snapshot store on disk) against that one snapshot's
@@ -46,6 +49,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+import state_bare
 from engine import start_server, stop_server, wait_ping
 
 SETUPS = {
@@ -406,8 +410,21 @@ def main() -> None:
           "its state, and the CPU time the box used for it")  # fmt: skip
     for name, cost in costs.items():
         print(f"  {name:14} " + "  ".join(f"{k} {v:6.1f}" for k, v in sorted(cost.items())))
+    bare: dict[str, float] = {}
+    if args.setup == "target":  # its objects copied by Python alone, on this machine, now
+        bare = state_bare.floor(state_bare.python_of_boxes(), args.count)
+        dump, one = bare["cloudpickle.dumps wall"], bare["load x1 wall"]
+        many = bare[f"load x{args.count} wall"]
+        fork = figures[f"fork x{args.count}"]["p50_ms"] or 0.0
+        print(f"the same objects without sandlot (bench/state_bare.py), wall ms: pickled "
+              f"{dump:.0f}, read back by a fresh process {one:.0f}, by {args.count} at once "
+              f"{many:.0f}; snapshot {(figures['snapshot']['p50_ms'] or 0) / dump:.2f} x the "
+              f"pickle, fork x{args.count} {fork / (dump + many):.2f} x the pickle and the "
+              f"{args.count} reads, resume {(figures['resume']['p50_ms'] or 0) / one:.2f} x "
+              "one read")  # fmt: skip
     if args.out:
-        out = {"args": vars(args), "rows": figures, "bytes": sizes, "state_costs": costs}
+        out = {"args": vars(args), "rows": figures, "bytes": sizes, "state_costs": costs,
+               "bare": bare}  # fmt: skip
         Path(args.out).write_text(json.dumps(out, indent=2))
 
 

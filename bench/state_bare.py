@@ -36,10 +36,10 @@ MEASURE = (
     + """
 import gc, json, pickle, sys, time
 c = time.process_time(); import cloudpickle; imported = time.process_time() - c
-def best(f, n=5):
+def best(f, n=5, clock=time.process_time):
     out = []
     for _ in range(n):
-        c = time.process_time(); f(); out.append(time.process_time() - c)
+        c = clock(); f(); out.append(clock() - c)
     return min(out) * 1000
 data = cloudpickle.dumps(names, protocol=5)
 open(sys.argv[1], "wb").write(data)
@@ -53,6 +53,8 @@ print(json.dumps({
     "bytes": len(data),
     "import cloudpickle": imported * 1000,
     "cloudpickle.dumps": best(lambda: cloudpickle.dumps(names, protocol=5)),
+    "cloudpickle.dumps wall": best(lambda: cloudpickle.dumps(names, protocol=5),
+                                   clock=time.perf_counter),
     "pickle.dumps": best(lambda: pickle.dumps({"objects": objects}, protocol=5)),
     "pickle.loads, collector on": best(lambda: pickle.loads(data)),
     "pickle.loads, collector off": best(quiet_loads),
@@ -90,22 +92,36 @@ def loads_at_once(python: str, path: str, n: int) -> tuple[float, float]:
     return (time.perf_counter() - t) * 1000, sum(cpu) / n
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--python", default=f"{Config().runtime_dir}/python/bin/python3")
-    p.add_argument("--count", type=int, default=8)
-    args = p.parse_args()
+def floor(python: str, count: int) -> dict[str, float]:
+    """The CPU ms of each step (see the module's docstring), and the wall ms of a pickle
+    (`dumps wall`), of one fresh process's read (`load x1 wall`) and of `count` at once."""
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "state")
-        out = json.loads(subprocess.run([args.python, "-c", MEASURE, path], check=True,
+        out = json.loads(subprocess.run([python, "-c", MEASURE, path], check=True,
                                         capture_output=True, text=True).stdout)  # fmt: skip
-        one_wall, one_cpu = loads_at_once(args.python, path, 1)
-        n_wall, n_cpu = loads_at_once(args.python, path, args.count)
+        one_wall, one_cpu = loads_at_once(python, path, 1)
+        n_wall, n_cpu = loads_at_once(python, path, count)
+    return {**out, "a fresh process reads it back": one_cpu, "load x1 wall": one_wall,
+            f"load x{count} wall": n_wall, f"load x{count} cpu": n_cpu}  # fmt: skip
+
+
+def python_of_boxes() -> str:
+    return f"{Config().runtime_dir}/python/bin/python3"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--python", default=python_of_boxes())
+    p.add_argument("--count", type=int, default=8)
+    args = p.parse_args()
+    out = floor(args.python, args.count)
+    one_wall, n_wall = out.pop("load x1 wall"), out.pop(f"load x{args.count} wall")
+    n_cpu = out.pop(f"load x{args.count} cpu")
+    out.pop("cloudpickle.dumps wall")
     print(f"{out.pop('bytes') / 1e6:.1f} MB pickled; CPU ms, best of 5, load "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")  # fmt: skip
     for name, ms in out.items():
         print(f"  {name:32} {ms:7.1f}")
-    print(f"  {'a fresh process reads it back':32} {one_cpu:7.1f}")
     print(f"{args.count} fresh processes reading it back at once: {n_wall:.0f} ms of wall time "
           f"({n_cpu:.1f} ms of CPU each), against {one_wall:.0f} ms for one")  # fmt: skip
 

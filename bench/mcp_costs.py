@@ -2,15 +2,19 @@
 
 1. Server CPU per call (time on a CPU of the server's own threads, not the boxes'): the
    `run_code` tool with Python `print(1)` over streamable HTTP (`/mcp`, one initialized
-   connection per client thread, the answer as the SDK sends it: an SSE event), against
-   `POST /run_code` with the same program (bench/server_cpu.py's `run`), in short turns taken
-   one after the other (`--rounds`), the median of each kind's turns. Target: <= 1.5x.
-2. How long `sandlot mcp` takes to answer `initialize` on stdio, from its start: bridged to the
+   connection per client thread): `mcp`, a call that asks for no progress (answered as one
+   JSON body), and `mcp_stream`, the same call with a progress token (answered as an SSE
+   stream); against `POST /run_code` with the same program (bench/server_cpu.py's `run`), in
+   short turns taken one after the other (`--rounds`), the median of each kind's turns.
+   Target: `mcp` <= 1.5x.
+2. CPU per such call over stdio, one after the other (`--stdio-calls`): of `sandlot mcp`
+   serving a local jail (as root), and of `sandlot mcp --server` plus the server's.
+3. How long `sandlot mcp` takes to answer `initialize` on stdio, from its start: bridged to the
    server (`--server`), and serving a local jail (as root); against a bare `python3 -c pass`
    started the same way. Target: <= 1 s.
 
     .venv/bin/python bench/mcp_costs.py [--duration S] [--rounds R] [--concurrency C] [--starts N]
-                                        [--out F.json]
+                                        [--floor] [--stdio-calls N] [--out F.json]
 """
 
 from __future__ import annotations
@@ -38,11 +42,22 @@ ACCEPT = {"Accept": "application/json, text/event-stream"}
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
     "protocolVersion": "2025-11-25", "capabilities": {},
     "clientInfo": {"name": "bench", "version": "0"}}}  # fmt: skip
-CALL = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "tools/call",
-    "params": {"name": "run_code", "arguments": {"language": "python", "code": "print(1)"}},
+RUN = {"code": "print(1)", "language": "python"}
+CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "run_code", "arguments": RUN}}  # fmt: skip
+STREAMED_CALL = {**CALL, "params": {"name": "run_code", "arguments": RUN,
+                                    "_meta": {"progressToken": 1}}}  # fmt: skip
+PRINTED = '"stdout":"1\\n"'  # in the answer, its spaces taken out
+# kind: where it goes, what it sends (None: a GET), and what a right answer holds
+KINDS = {
+    "http": ("/run_code", RUN, PRINTED),
+    "mcp": ("/mcp", CALL, PRINTED),
+    "mcp_stream": ("/mcp", STREAMED_CALL, PRINTED),
+}
+# --floor: what a request that does nothing costs, plain and over MCP (the SDK's own share)
+FLOOR = {
+    "http_ping": ("/v1/ping", None, ""),
+    "mcp_ping": ("/mcp", {"jsonrpc": "2.0", "id": 1, "method": "ping"}, '"result":{}'),
 }
 
 
@@ -72,22 +87,18 @@ def connect(c: httpx.Client) -> dict[str, str]:
 
 
 def load(url: str, kind: str, duration: float, concurrency: int) -> tuple[int, int]:
+    path, body, right = {**KINDS, **FLOOR}[kind]
     done, bad = [0] * concurrency, [0] * concurrency
     stop = time.monotonic() + duration
 
     def worker(i: int) -> None:
         with httpx.Client(base_url=url, timeout=60) as c:
-            headers = connect(c) if kind == "mcp" else {}
+            headers = connect(c) if path == "/mcp" else {}
             while time.monotonic() < stop:
-                if kind == "mcp":
-                    r = c.post("/mcp", json=CALL, headers=headers)
-                    ok = r.status_code == 200 and '"stdout":"1\\n"' in r.text.replace(" ", "")
-                else:
-                    r = c.post("/run_code", json={"code": "print(1)", "language": "python"})
-                    ok = r.status_code == 200 and r.json()["stdout"] == "1\n"
+                r = c.get(path) if body is None else c.post(path, json=body, headers=headers)
                 done[i] += 1
-                bad[i] += not ok
-            if kind == "mcp":
+                bad[i] += r.status_code != 200 or right not in r.text.replace(" ", "")
+            if headers:
                 c.delete("/mcp", headers=headers)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(concurrency)]
@@ -99,13 +110,13 @@ def load(url: str, kind: str, duration: float, concurrency: int) -> tuple[int, i
 
 
 def cpu_per_call(
-    url: str, pids: list[int], duration: float, concurrency: int, rounds: int
+    url: str, pids: list[int], duration: float, concurrency: int, rounds: int, kinds: list[str]
 ) -> list[dict]:
     rows = []
-    for kind in ("http", "mcp"):
+    for kind in kinds:
         load(url, kind, 1.0, concurrency)  # warm-up
-    for rnd in range(rounds):  # interleaved, short and many: a noisy machine hits both alike
-        for kind in ("http", "mcp"):
+    for rnd in range(rounds):  # interleaved, short and many: a noisy machine hits all alike
+        for kind in kinds:
             cpu0, t0 = on_cpu(pids), time.monotonic()
             n, bad = load(url, kind, duration, concurrency)
             cpu, wall = on_cpu(pids) - cpu0, time.monotonic() - t0
@@ -135,19 +146,57 @@ def time_to_answer(argv: list[str], env: dict[str, str], line: bytes | None) -> 
     return elapsed, cpu
 
 
-def readiness(url: str, starts: int) -> dict[str, dict[str, float]]:
-    init = (json.dumps(INIT) + "\n").encode()
+def stdio_runs(url: str) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """`sandlot mcp` bridged to the server, and serving a local jail; and a bare start."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SANDLOT_")}
     local = {**env, "SANDLOT_STATE_DIR": STATE_DIR + "-stdio", "SANDLOT_SLOTS": "1",
              "SANDLOT_UID_BASE": str(UID_BASE + 10), "SANDLOT_SESSION_POOL": "0",
              "SANDLOT_SESSION_UID_BASE": "120000"}  # fmt: skip
-    runs = {
-        "bare_python": ([sys.executable, "-c", "print()"], env, None),
-        "stdio_bridge": ([sys.executable, "-m", "sandlot", "mcp", "--server", url], env, init),
-        "stdio_local": ([sys.executable, "-m", "sandlot", "mcp"], local, init),
+    return {
+        "bare_python": ([sys.executable, "-c", "print()"], env),
+        "stdio_bridge": ([sys.executable, "-m", "sandlot", "mcp", "--server", url], env),
+        "stdio_local": ([sys.executable, "-m", "sandlot", "mcp"], local),
     }
+
+
+def say(proc: subprocess.Popen[bytes], message: dict, answer: bool = True) -> bytes:
+    """One message to a stdio server, and (for a request) the line it answers."""
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write((json.dumps(message) + "\n").encode())
+    proc.stdin.flush()
+    return proc.stdout.readline() if answer else b""
+
+
+def stdio_cpu_per_call(url: str, server: list[int], calls: int) -> dict[str, dict[str, float]]:
+    """CPU per `run_code` call (Python `print(1)`) over stdio, one call after the other: of the
+    `sandlot mcp` process (not its boxes), and for the bridge that of the server too."""
     out = {}
-    for name, (argv, run_env, line) in runs.items():
+    for name, (argv, env) in stdio_runs(url).items():
+        if name == "bare_python":
+            continue
+        proc = subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+        assert proc.stdin is not None
+        pids = [proc.pid, *(server if name == "stdio_bridge" else [])]
+        say(proc, INIT)
+        say(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"}, answer=False)
+        say(proc, CALL)  # the first: a local jail starts now
+        bad, cpu0 = 0, on_cpu(pids)
+        for i in range(calls):
+            bad += PRINTED not in say(proc, {**CALL, "id": i + 2}).decode().replace(" ", "")
+        cpu = on_cpu(pids) - cpu0
+        proc.stdin.close()
+        proc.wait(60)
+        out[name] = {"cpu_ms_per_call": round(cpu * 1000 / calls, 3), "unexpected": bad}
+        print(json.dumps({"stdio": name, "calls": calls, **out[name]}), flush=True)
+    return out
+
+
+def readiness(url: str, starts: int) -> dict[str, dict[str, float]]:
+    init = (json.dumps(INIT) + "\n").encode()
+    out = {}
+    for name, (argv, run_env) in stdio_runs(url).items():
+        line = None if name == "bare_python" else init
         times = [time_to_answer(argv, run_env, line) for _ in range(starts)]
         out[name] = {"wall_s": round(statistics.median(t[0] for t in times), 3),
                      "cpu_s": round(statistics.median(t[1] for t in times), 3)}  # fmt: skip
@@ -161,6 +210,8 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2, help="each kind's turns, interleaved")
     ap.add_argument("--starts", type=int, default=5)
+    ap.add_argument("--floor", action="store_true", help="also a ping, plain and over MCP")
+    ap.add_argument("--stdio-calls", type=int, default=100, help="calls over stdio (0: none)")
     ap.add_argument("--out")
     args = ap.parse_args()
     env = {**os.environ, "SANDLOT_STATE_DIR": STATE_DIR, "SANDLOT_UID_BASE": str(UID_BASE),
@@ -180,17 +231,23 @@ def main() -> None:
             except httpx.HTTPError:
                 time.sleep(0.1)
         pids = server_pids(proc.pid)
-        rows = cpu_per_call(url, pids, args.duration, args.concurrency, args.rounds)
+        kinds = [*KINDS, *(FLOOR if args.floor else ())]
+        rows = cpu_per_call(url, pids, args.duration, args.concurrency, args.rounds, kinds)
+        stdio = stdio_cpu_per_call(url, pids, args.stdio_calls) if args.stdio_calls else {}
         starts = readiness(url, args.starts) if args.starts else {}
     finally:
         proc.terminate()
         proc.wait(60)
     per = {k: statistics.median(r["server_cpu_ms_per_call"] for r in rows if r["kind"] == k)
-           for k in ("http", "mcp")}  # fmt: skip
+           for k in kinds}  # fmt: skip
     summary = {
         "server_cpu_ms_per_call": per,
         "mcp_over_http_cpu": round(per["mcp"] / per["http"], 2),
+        "mcp_stream_over_http_cpu": round(per["mcp_stream"] / per["http"], 2),
+        "mcp_added_ms_per_call": round(per["mcp"] - per["http"], 3),
+        **({"ping_added_ms": round(per["mcp_ping"] - per["http_ping"], 3)} if args.floor else {}),
         "target_cpu_ratio": 1.5,
+        "stdio_cpu_ms_per_call": {k: v["cpu_ms_per_call"] for k, v in stdio.items()},
         "ready_s": starts,
         "target_ready_s": 1.0,
     }

@@ -10,6 +10,7 @@ import base64
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -198,6 +199,128 @@ def test_run_code_run_tests_and_the_catalogue(keyed: Server) -> None:
             assert routed["route"] == "sandbox" and "run_code" in routed["tool"]
 
     run(body)
+
+
+ACCEPT = "application/json, text/event-stream"
+
+
+def raw_connection(c: httpx.Client) -> dict[str, str]:
+    """An initialized MCP connection over plain HTTP: the headers its calls carry."""
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}}  # fmt: skip
+    r = c.post("/mcp", json=init)
+    assert r.status_code == 200, r.text
+    conn = {"mcp-session-id": r.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+    r = c.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+               headers=conn)  # fmt: skip
+    assert r.status_code == 202
+    return conn
+
+
+def messages(r: httpx.Response) -> list[dict]:
+    """The JSON-RPC messages of an answer: its JSON body, or its SSE stream's events."""
+    if r.headers["content-type"].startswith("application/json"):
+        return [r.json()]
+    assert r.headers["content-type"].startswith("text/event-stream"), r.headers
+    return [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:")]
+
+
+def tool_call(request_id: int, name: str, meta: dict | None = None, **arguments) -> dict:
+    params: dict = {"name": name, "arguments": arguments}
+    if meta is not None:
+        params["_meta"] = meta
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def test_a_call_that_asks_no_progress_is_answered_as_json_with_the_streams_result(
+    keyed: Server,
+) -> None:
+    auth = {"Authorization": f"Bearer {KEY_A}", "Accept": ACCEPT}
+    with httpx.Client(base_url=keyed.url, headers=auth, timeout=120) as c:
+        conn = raw_connection(c)
+        code = "import sys; print(6 * 7); print('e', file=sys.stderr)"
+        plain = c.post("/mcp", json=tool_call(1, "run_code", language="python", code=code),
+                       headers=conn)  # fmt: skip
+        assert plain.status_code == 200 and plain.headers["content-type"] == "application/json"
+        # control: the same call with a progress token is answered as a stream, as before
+        streamed = c.post("/mcp", json=tool_call(2, "run_code", {"progressToken": "p"},
+                                                 language="python", code=code),
+                          headers=conn)  # fmt: skip
+        assert streamed.headers["content-type"].startswith("text/event-stream")
+        [as_json], events = messages(plain), messages(streamed)
+        assert as_json["id"] == 1 and events[-1]["id"] == 2
+        a, b = as_json["result"], events[-1]["result"]
+        assert not a.get("isError") and not b.get("isError")
+        untimed = [re.sub(r"[\d.]+ s\b", "", json.dumps(r["content"])) for r in (a, b)]
+        assert untimed[0] == untimed[1] and "Success" in untimed[0]
+        times = ("run_result", "compile_result")
+        same = {k: v for k, v in a["structuredContent"].items() if k not in times}
+        assert same == {k: v for k, v in b["structuredContent"].items() if k not in times}
+        assert same["stdout"] == "42\n" and same["stderr"] == "e\n"
+        # a tool error and a catalogue call come back as JSON too
+        bad = c.post("/mcp", json=tool_call(3, "run_code", language="cobol-9", code="x"),
+                     headers=conn)  # fmt: skip
+        [err] = messages(bad)
+        assert bad.headers["content-type"] == "application/json" and err["result"]["isError"]
+        listed = c.post("/mcp", json={"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+                        headers=conn)  # fmt: skip
+        assert listed.headers["content-type"] == "application/json"
+        assert {t["name"] for t in messages(listed)[0]["result"]["tools"]} == TOOLS
+        # the long tools stay a stream without a token (heartbeats keep proxies from cutting)
+        long = c.post("/mcp", json=tool_call(5, "repo_test", repo="/nonexistent"), headers=conn)
+        assert long.headers["content-type"].startswith("text/event-stream")
+        assert messages(long)[-1]["result"]["isError"]
+        c.delete("/mcp", headers=conn)
+
+
+def test_progress_arrives_on_a_stream_when_a_token_asks_for_it(keyed: Server) -> None:
+    auth = {"Authorization": f"Bearer {KEY_A}", "Accept": ACCEPT}
+    with httpx.Client(base_url=keyed.url, headers=auth, timeout=120) as c:
+        conn = raw_connection(c)
+        created = messages(c.post("/mcp", json=tool_call(1, "session_create"),
+                                  headers=conn))  # fmt: skip
+        session = created[-1]["result"]["structuredContent"]["id"]
+        code = (
+            "import time\nfor i in range(3):\n    print('tick', i, flush=True)\n    time.sleep(0.3)"
+        )
+        r = c.post("/mcp", json=tool_call(2, "session_run", {"progressToken": 7},
+                                          session_id=session, code=code),
+                   headers=conn)  # fmt: skip
+        events = messages(r)
+        notes = [e["params"] for e in events if e.get("method") == "notifications/progress"]
+        assert notes and all(n["progressToken"] == 7 for n in notes)
+        assert "tick 2" in "".join(n.get("message", "") for n in notes)
+        assert events[-1]["id"] == 2 and "tick 2" in json.dumps(events[-1]["result"])
+        c.delete("/mcp", headers=conn)
+
+
+def test_attack_another_key_cannot_reach_a_session_through_a_json_answer(keyed: Server) -> None:
+    with (
+        httpx.Client(base_url=keyed.url, timeout=120,
+                     headers={"Authorization": f"Bearer {KEY_A}", "Accept": ACCEPT}) as a,
+        httpx.Client(base_url=keyed.url, timeout=120,
+                     headers={"Authorization": f"Bearer {KEY_B}", "Accept": ACCEPT}) as b,
+    ):  # fmt: skip
+        conn_a = raw_connection(a)
+        created = messages(a.post("/mcp", json=tool_call(1, "session_create"),
+                                  headers=conn_a))  # fmt: skip
+        session = created[-1]["result"]["structuredContent"]["id"]
+        up = tool_call(2, "session_upload", session_id=session, path="s.txt", content="secret")
+        down = tool_call(3, "session_download", session_id=session, path="s.txt")
+        assert not messages(a.post("/mcp", json=up, headers=conn_a))[0]["result"].get("isError")
+        conn_b = raw_connection(b)  # now: the server ends a connection idle for 4 s
+        stolen = b.post("/mcp", json=down, headers=conn_b)
+        assert stolen.status_code == 200 and stolen.headers["content-type"] == "application/json"
+        [answer] = messages(stolen)
+        assert answer["result"]["isError"] and "secret" not in stolen.text, answer
+        # A's connection id is useless with B's key
+        assert b.post("/mcp", json=up, headers=conn_a).status_code == 404
+        # control: the owner reads its file back, as JSON
+        mine = a.post("/mcp", json=down, headers=conn_a)
+        assert mine.headers["content-type"] == "application/json" and "secret" in mine.text
+        a.delete("/mcp", headers=conn_a)
+        b.delete("/mcp", headers=conn_b)
 
 
 def test_a_large_output_is_cut_with_a_note(keyed: Server) -> None:

@@ -13,6 +13,9 @@ from collections.abc import AsyncIterator, Callable
 from mcp.server.mcpserver import Context
 
 EVERY = 5.0  # seconds between heartbeats while no step is reported
+# The tools that report progress while they run (a session's cell, a repository's tests, Aider):
+# over HTTP their answers stay a stream, whose heartbeats keep a proxy from cutting a long wait.
+STREAMED = frozenset({"session_run", "repo_test", "code", "repo_grade"})
 
 
 @contextlib.asynccontextmanager

@@ -114,7 +114,7 @@ def samples(registry: Registry, dataset: Dataset) -> list[dict[str, Any]]:
                   if str(row_id(r, spec)) in solutions]  # fmt: skip
     else:
         solved = [(r, r[dataset.solution]) for r in rows]
-    return [{"id": row_id(r, spec), "completion": code, "cases": cases(r, spec.family)}
+    return [{"id": row_id(r, spec), "completion": code, "cases": cases(r, spec.family.name)}
             for r, code in solved]  # fmt: skip
 
 

@@ -64,7 +64,8 @@ def digests() -> dict[str, str]:
     for name in sorted(judge.datasets.specs):
         spec = judge.datasets.spec(name)
         # a dataset of any language (stdin problems) is judged here in Python
-        cfg = JudgeConfig(language=None if spec.language or spec.family != "stdio" else "python")
+        stdin = not spec.language and spec.family.name == "stdio"
+        cfg = JudgeConfig(language="python" if stdin else None)
         h = hashlib.sha256()
         for row in judge.datasets.get(name).rows:
             job = judge.assemble(spec, row, reference(spec.family, row) or STAND_IN, cfg).job

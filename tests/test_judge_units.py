@@ -20,7 +20,6 @@ from sandlot.judge.extract import extract
 from sandlot.judge.families import FAMILIES
 from sandlot.judge.metrics import pass_at_k, summarize
 from sandlot.judge.plans import JudgeConfig
-from sandlot.judge.prompts import build
 from sandlot.languages import LANGUAGES, Registry
 
 REGISTRY = Registry(LANGUAGES, "/opt/sandlot")
@@ -255,8 +254,8 @@ def test_aider_cpp_blocks_become_header_and_source() -> None:
 
 
 def test_aider_cpp_prompt_shows_header_and_source() -> None:
-    spec = DatasetSpec(name="aider_polyglot", family="aider", file="")
-    text = build(spec, _aider_row("cpp", "clock"), JudgeConfig())
+    spec = DatasetSpec(name="aider_polyglot", family=FAMILIES["aider"], file="")
+    text = spec.family.prompt(spec, _aider_row("cpp", "clock"), JudgeConfig())
     assert "clock.h:\n```cpp\n" in text and "clock.cpp:\n```cpp\n" in text
 
 
@@ -294,7 +293,7 @@ def _assemble(dataset: str, pid: object, completion: str):
     ds = Datasets(REGISTRY)
     spec = ds.spec(dataset)
     params = {**spec.params, "language": spec.language}
-    return FAMILIES[spec.family](ds.get(dataset).get(pid), completion, JudgeConfig(), params).job
+    return spec.family.assemble(ds.get(dataset).get(pid), completion, JudgeConfig(), params).job
 
 
 def test_class_body_counts_braces_outside_comments_and_literals() -> None:

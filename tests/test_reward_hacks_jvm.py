@@ -309,7 +309,7 @@ def reference_of(dataset: str, pid: object, mode: str | None) -> str:
         return GOOD_MBXP_CS
     spec = DATASETS.spec(dataset)
     the_row = row(dataset, pid)
-    if spec.family == "multiple":
+    if spec.family.name == "multiple":
         return the_row["gpt_solution"]
     got = reference(spec.family, the_row, mode or "output")
     assert got, (dataset, pid)

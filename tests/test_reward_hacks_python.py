@@ -354,12 +354,12 @@ def _python_rows(dataset: str) -> list[dict]:
 def _whole(dataset: str, r: dict) -> str | None:
     """The row's reference as one whole program (None: the dataset has none)."""
     spec = DATASETS.spec(dataset)
-    if spec.family in ("mhpp", "lcb", "stdio"):
+    if spec.family.name in ("mhpp", "lcb", "stdio"):
         return None  # no usable reference (LiveCodeBench's sample is `sys.exit(0)`)
     ref = reference(spec.family, r)
     if ref is None:
         return None
-    if spec.family in ("humaneval", "humaneval_x"):
+    if spec.family.name in ("humaneval", "humaneval_x"):
         return (r.get("prompt") or r.get("content") or "") + ref
     blocks = re.findall(r"```\w*\n(.*?)```", ref, re.S)
     return blocks[0] if blocks else ref
@@ -377,7 +377,7 @@ def _wrong(code: str) -> str:
 
 def _stub(dataset: str, r: dict) -> str:
     """A wrong answer where the dataset has no reference: each function the prompt names."""
-    if DATASETS.spec(dataset).family in ("lcb", "stdio"):
+    if DATASETS.spec(dataset).family.name in ("lcb", "stdio"):
         return "print('wrong')\n"
     names = re.findall(r"def (\w+)\s*\(", r.get("content") or r.get("prompt") or "")
     return "".join(f"def {n}(*args, **kwargs):\n    return None\n" for n in names)

@@ -103,7 +103,7 @@ def dataset_infos(judge: Judge) -> list[DatasetInfo]:
             DatasetInfo(
                 name=name,
                 aliases=list(spec.aliases),
-                family=spec.family,
+                family=spec.family.name,
                 summary=spec.summary,
                 integrity=weakest([i.level for i in by_language.values()]).value,
                 languages={

@@ -566,6 +566,34 @@ def build_stdio(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembl
     return Assembled(ex, job)
 
 
+def user_row_problem(row: Row) -> str | None:
+    """Why a user row cannot be judged: it needs an id, a prompt, and `test` (a program) or
+    `tests` (stdin cases)."""
+    if "id" not in row:
+        return "missing 'id'"
+    if not isinstance(row.get("prompt"), str):
+        return "missing 'prompt' (a string)"
+    test, tests = row.get("test"), row.get("tests")
+    if test is None and tests is None:
+        return "give 'test' (code run after the solution) or 'tests'"
+    if test is not None and not isinstance(test, str):
+        return "'test' must be a string of code"
+    if tests is not None:
+        if not isinstance(tests, list) or not tests:
+            return "'tests' must be a non-empty list"
+        for i, case in enumerate(tests):
+            if not isinstance(case, dict) or not (
+                "expected_stdout" in case or isinstance(case.get("output"), dict)
+            ):
+                return (
+                    f"tests[{i}] must be {{'stdin', 'expected_stdout'}} or "
+                    "{'input': {'stdin'}, 'output': {'stdout'}}"
+                )
+    if "language" in row and not isinstance(row["language"], str):
+        return "'language' must be a string"
+    return None
+
+
 def build_user(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     """User datasets: `tests` (stdin cases) or `test` (code run after the solution)."""
     language = row.get("language") or cfg.language or "python"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sandlot.errors import InvalidRequest, NotFound, UnknownLanguage
+from sandlot.judge.families import FAMILIES, Family
 from sandlot.judge.plans import Needs
 from sandlot.languages import Registry
 
@@ -34,7 +35,7 @@ class BadDataset(InvalidRequest):
 @dataclass(frozen=True, slots=True)
 class DatasetSpec:
     name: str
-    family: str  # which assembler judges it (assemble.FAMILIES)
+    family: Family  # how its rows are asked and judged (families.py)
     file: str  # a file in DATA_DIR, or an absolute path for user datasets
     language: str | None = None  # None: per row (labels) or from config.language
     id_field: str = "id"
@@ -48,7 +49,7 @@ class DatasetSpec:
 
 
 def _spec(name: str, family: str, file: str, **kw: Any) -> DatasetSpec:
-    return DatasetSpec(name=name, family=family, file=file, **kw)
+    return DatasetSpec(name=name, family=FAMILIES[family], file=file, **kw)
 
 
 # MultiPL-E file suffix -> sandlot language names to try (the first the registry knows wins).
@@ -150,7 +151,7 @@ BUILTIN: tuple[DatasetSpec, ...] = (
 )  # fmt: skip
 
 # SandboxFusion's dataset class names (config.dataset_type) -> our family.
-CLASS_FAMILIES = {
+CLASS_FAMILIES: dict[str, Family] = {cls: FAMILIES[family] for cls, family in {
     "HumanEvalDataset": "humaneval", "EvoEvalDataset": "humaneval",
     "HumanEvalDeprecatedDataset": "humaneval", "MBPPDataset": "mbpp",
     "CruxEvalDataset": "cruxeval", "CommonOJDataset": "stdio", "MultiPLEDataset": "multiple",
@@ -159,7 +160,7 @@ CLASS_FAMILIES = {
     "AutoEvalV4Dataset": "insert", "AutoEvalV5Dataset": "insert", "AutoEvalV6Dataset": "insert",
     "MHPPDataset": "mhpp", "NaturalCodeBenchDataset": "ncb", "PalMathDataset": "palmath",
     "LiveCodeBenchDataset": "lcb", "VerilogDataset": "verilog", "RepobenchCDataset": "repobench",
-}  # fmt: skip
+}.items()}  # fmt: skip
 
 
 def row_id(row: Row, spec: DatasetSpec) -> str | int:
@@ -290,11 +291,20 @@ class Datasets:
             ds = self._loaded.get(spec.name)
             if ds is None:
                 rows = read_jsonl(spec.path)
-                if spec.family == "user":
-                    for row in rows:
-                        check_user_row(row, spec.path)
+                _check_rows(spec, rows)
                 ds = self._loaded[spec.name] = Dataset(spec, rows)
         return ds
+
+
+def _check_rows(spec: DatasetSpec, rows: list[Row]) -> None:
+    """A family that checks its rows (user datasets) refuses a file with one it cannot judge."""
+    problem = spec.family.row_problem
+    if problem is None:
+        return
+    for row in rows:
+        why = problem(row)
+        if why is not None:
+            raise BadDataset(f"{spec.path}, line {row.get('__line__', '?')}: {why}")
 
 
 def _fields(spec: DatasetSpec) -> dict[str, Any]:
@@ -309,31 +319,6 @@ def user_specs(folder: Path) -> Iterable[DatasetSpec]:
         raise BadDataset(f"dataset_dir {folder} is not a directory")
     for path in sorted([*folder.glob("*.jsonl"), *folder.glob("*.jsonl.gz")]):
         name = path.name.removesuffix(".gz").removesuffix(".jsonl")
-        yield DatasetSpec(name=name, family="user", file=str(path), summary=f"user: {path}")
-
-
-def check_user_row(row: Row, path: Path) -> None:
-    """A user row has an id, a prompt, and `test` (a program) or `tests` (stdin cases)."""
-    where = f"{path}, line {row.get('__line__', '?')}"
-    if "id" not in row:
-        raise BadDataset(f"{where}: missing 'id'")
-    if not isinstance(row.get("prompt"), str):
-        raise BadDataset(f"{where}: missing 'prompt' (a string)")
-    test, tests = row.get("test"), row.get("tests")
-    if test is None and tests is None:
-        raise BadDataset(f"{where}: give 'test' (code run after the solution) or 'tests'")
-    if test is not None and not isinstance(test, str):
-        raise BadDataset(f"{where}: 'test' must be a string of code")
-    if tests is not None:
-        if not isinstance(tests, list) or not tests:
-            raise BadDataset(f"{where}: 'tests' must be a non-empty list")
-        for i, case in enumerate(tests):
-            if not isinstance(case, dict) or not (
-                "expected_stdout" in case or isinstance(case.get("output"), dict)
-            ):
-                raise BadDataset(
-                    f"{where}: tests[{i}] must be {{'stdin', 'expected_stdout'}} or "
-                    "{'input': {'stdin'}, 'output': {'stdout'}}"
-                )
-    if "language" in row and not isinstance(row["language"], str):
-        raise BadDataset(f"{where}: 'language' must be a string")
+        yield DatasetSpec(
+            name=name, family=FAMILIES["user"], file=str(path), summary=f"user: {path}"
+        )

@@ -81,6 +81,9 @@ class Dialect:
     # Sealing (guards.py): a row with a driver (its `harness` in the language table) is sealed
     # by the executor; else by its guard, if it has one; else the program is judged on its exit.
     driven: bool = False
+    # Python's own programs (python_tests.py): the executor's Python driver seals them and can
+    # split the answer from the tests; a CRUXEval answer is read by Python's parser (crux.py).
+    python_driver: bool = False
     guard: ScriptGuard | MainGuard | None = None
     # The answer kept apart from its tests, where the language has a split: it replaces the
     # family's splicing below, and seals the program itself.
@@ -158,7 +161,8 @@ _GO_DECLARATION = r"\bfunc\s+(\([^)]*\)\s*)?{n}\b"
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (
     Dialect("python", declaration=r"^\s*(async\s+)?def\s+{n}\b", driven=True,
-            crux_call="candidate(????)", mbxp_forbidden=("exit(0)",), aider=aider.python),
+            python_driver=True, crux_call="candidate(????)", mbxp_forbidden=("exit(0)",),
+            aider=aider.python),
     Dialect("nodejs", declaration=_JS_DECLARATION + r"|^\s*(async\s+)?{n}\s*\([^)]*\)\s*\{{",
             driven=True, script=scripts_js.join, crux_call="candidate(????)",
             aider=aider.javascript),

@@ -28,8 +28,9 @@ from sandlot.judge.datasets import (
     DatasetSpec,
     row_id,
 )
-from sandlot.judge.families import FAMILIES, reference
-from sandlot.judge.integrity import OUTPUT, STRICT_SPLIT, Integrity, Level, lookup, of_job
+from sandlot.judge.dialects import dialect
+from sandlot.judge.families import HUMANEVAL, MULTIPLE, Family, reference
+from sandlot.judge.integrity import STRICT_SPLIT, Integrity, Level, lookup, of_job
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
 from sandlot.judge.verdicts import Verdict, of_execution
 
@@ -73,11 +74,13 @@ def _caller_rows(cfg: JudgeConfig, spec: DatasetSpec) -> Iterator[None]:
             raise
         what = f"no field {exc.args[0]!r}" if isinstance(exc, KeyError) else f"{exc}"
         raise InvalidRequest(
-            f"a row of config.provided_data does not fit the {spec.family} family: {what}"
+            f"a row of config.provided_data does not fit the {spec.family.name} family: {what}"
         ) from exc
 
 
 PROVIDED = "provided_data"  # the metrics' dataset label of rows a request sends
+# The families whose rows sent in provided_data are judged by the family of their language.
+_BY_LANGUAGE = (HUMANEVAL, MULTIPLE)
 
 
 class Judge:
@@ -102,8 +105,8 @@ class Judge:
                     f"{', '.join(CLASS_FAMILIES)}"
                 )
             language = cfg.language
-            if family in ("humaneval", "multiple"):
-                family, language = self._per_language(family, cfg, row)
+            if family in _BY_LANGUAGE:
+                family, language = self._per_language(cfg, row)
             return DatasetSpec(
                 name=dataset,
                 family=family,
@@ -113,7 +116,7 @@ class Judge:
             )
         return self.datasets.spec(dataset)
 
-    def _per_language(self, family: str, cfg: JudgeConfig, row: Row | None) -> tuple[str, str]:
+    def _per_language(self, cfg: JudgeConfig, row: Row | None) -> tuple[Family, str]:
         """HumanEvalDataset and MultiPLEDataset rows in any language (SandboxFusion reads the
         row's `language`, MultiPL-E's file suffix such as `cpp`, `rs` or `go_test.go`): python
         is judged as HumanEval, any other language as MultiPL-E."""
@@ -127,7 +130,7 @@ class Judge:
         for candidate in (*MULTIPLE_LANGUAGES.get(base, ()), base):
             resolved = self.resolve_language(candidate)
             if resolved in self.datasets.registry.rows:
-                return ("humaneval" if resolved == "python" else "multiple"), resolved
+                return (HUMANEVAL if dialect(resolved).python_driver else MULTIPLE), resolved
         raise InvalidRequest(f"language {named!r} of the provided rows is not supported here")
 
     def rows(self, dataset: str, cfg: JudgeConfig) -> tuple[DatasetSpec, list[Row]]:
@@ -167,32 +170,36 @@ class Judge:
         out = []
         for row in chosen:
             out.extend(self._prompt_objects(spec, row, cfg))
-        if spec.family == "cruxeval" and not cfg.extra.get("mode"):
-            out.sort(key=lambda p: p["labels"]["mode"] != "input")  # every input prompt first
+        modes = spec.family.modes
+        if modes and not cfg.extra.get("mode"):
+            out.sort(key=lambda p: modes.index(p["labels"]["mode"]))  # every first mode's first
         return out
 
     def prompt_by_id(self, dataset: str, problem_id: str | int, cfg: JudgeConfig) -> dict:
         spec, row = self.problem(dataset, problem_id, cfg)
-        if spec.family == "cruxeval" and "mode" not in cfg.extra:
-            cfg = JudgeConfig(**{**_cfg_fields(cfg), "extra": {**cfg.extra, "mode": "output"}})
+        if spec.family.modes and "mode" not in cfg.extra:
+            cfg = _with_mode(cfg, spec.family.default_mode)
         return self._prompt_objects(spec, row, cfg)[0]
 
     def _prompt_objects(self, spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> list[dict]:
+        family = spec.family
+        if not family.modes:
+            with _caller_rows(cfg, spec):
+                text = family.prompt(spec, row, cfg)
+            return [{"id": _safe_id(row, spec), "prompt": text, "labels": prompts.row_labels(row)}]
+        chosen = cfg.extra.get("mode")
         with _caller_rows(cfg, spec):
-            text = prompts.build(spec, row, cfg)
-        pid, lab = _safe_id(row, spec), prompts.row_labels(row)
-        if spec.family == "cruxeval":  # SandboxFusion's labels here: the mode alone
-            pairs = text if isinstance(text, list) else [(cfg.extra["mode"], text)]
-            return [{"id": pid, "prompt": t, "labels": {"mode": m}} for m, t in pairs]
-        return [{"id": pid, "prompt": text, "labels": lab}]
+            texts = [(m, family.prompt(spec, row, _with_mode(cfg, m)))
+                     for m in ((chosen,) if chosen else family.modes)]  # fmt: skip
+        # SandboxFusion's labels here: the mode alone
+        return [{"id": _safe_id(row, spec), "prompt": t, "labels": {"mode": m}} for m, t in texts]
 
     # -- judging -------------------------------------------------------------------------------
 
     def assemble(self, spec: DatasetSpec, row: Row, completion: str, cfg: JudgeConfig) -> Assembled:
-        builder = FAMILIES[spec.family]
         params = {**spec.params, "language": spec.language, "resolve": self.resolve_language}
         with _caller_rows(cfg, spec):
-            assembled = builder(row, completion, cfg, params)
+            assembled = spec.family.assemble(row, completion, cfg, params)
         if isinstance(assembled.job, Program) and spec.params.get("skips_allowed"):
             assembled.job.skips_allowed = True  # the dataset's own convention
         if isinstance(assembled.job, Program) and "needs" in spec.params:
@@ -269,10 +276,10 @@ class Judge:
         if cached is not None:
             return cached
         out: dict[str, Integrity] = {}
-        if spec.family == "stdio":
-            out["*"] = OUTPUT
+        if spec.family.integrity is not None:
+            out["*"] = spec.family.integrity
         elif spec.language is not None:
-            out[spec.language] = lookup(spec.name, spec.family, spec.language)
+            out[spec.language] = lookup(spec.name, spec.family.name, spec.language)
         else:
             cfg = JudgeConfig()
             for row in self.datasets.get(spec.name).rows:
@@ -296,7 +303,7 @@ class Judge:
         sealed = isinstance(job, Program) and (job.seal or framework)
         stdio = isinstance(job, StdioJob)
         split = isinstance(job, Program) and job.apart
-        return of_job(spec.name, spec.family, name, sealed=sealed, stdio=stdio, split=split)
+        return of_job(spec.name, spec.family.name, name, sealed=sealed, stdio=stdio, split=split)
 
     def _language_of(self, spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str | None:
         """The language a problem is judged in when there is no program to say it."""
@@ -516,6 +523,10 @@ def _safe_id(row: Row, spec: DatasetSpec) -> str | int:
         return row_id(row, spec)
     except KeyError:
         raise InvalidRequest(f"a row has no '{spec.id_field}' (or 'id') field") from None
+
+
+def _with_mode(cfg: JudgeConfig, mode: str | None) -> JudgeConfig:
+    return JudgeConfig(**{**_cfg_fields(cfg), "extra": {**cfg.extra, "mode": mode}})
 
 
 def _cfg_fields(cfg: JudgeConfig) -> dict[str, Any]:

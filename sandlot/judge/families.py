@@ -1,53 +1,101 @@
-"""Family name -> the assembler that judges its rows, and each family's reference answer."""
+"""Dataset families, one row each: what a model is shown for a row, how an answer to it becomes
+the program that judges it, the row's reference answer, and what else the family decides.
+
+A dataset (datasets.py) names its family; the judge asks the family, never its name. The name is
+what the wire and the integrity table (integrity.py) say. Adding a family is one row here, its
+prompt builder in prompts.py and its assembler (assemble.py; which extracts the answer, puts it
+with the tests, and sets the program's harness, seal and post-checks), plus its tests.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from sandlot.judge import assemble, assemble_multi, repobench
+from sandlot.judge import assemble, assemble_multi, prompts, repobench
 from sandlot.judge.assemble import Builder, ensure_json
+from sandlot.judge.integrity import OUTPUT, Integrity
+from sandlot.judge.plans import JudgeConfig
 
-FAMILIES: dict[str, Builder] = {
-    "humaneval": assemble.build_humaneval,
-    "humaneval_x": assemble_multi.build_humaneval_x,
-    "multiple": assemble_multi.build_multiple,
-    "mbpp": assemble.build_mbpp,
-    "cruxeval": assemble.build_cruxeval,
-    "mhpp": assemble.build_mhpp,
-    "palmath": assemble.build_palmath,
-    "insert": assemble.build_insert,
-    "ncb": assemble.build_ncb,
-    "verilog": assemble.build_verilog,
-    "lcb": assemble.build_lcb,
-    "stdio": assemble.build_stdio,
-    "aider": assemble_multi.build_aider,
-    "user": assemble.build_user,
-    "repobench": repobench.build,
-}
+if TYPE_CHECKING:
+    from sandlot.judge.datasets import DatasetSpec
+
+Row = dict[str, Any]
+# (dataset, row, config) -> the prompt; a family with modes finds its mode in config.extra.
+Prompter = Callable[["DatasetSpec", Row, JudgeConfig], str]
 
 
-def reference(family: str, row: dict[str, Any], mode: str = "output") -> str | None:
-    """The row's reference solution as a completion, where the data has one."""
-    if family == "cruxeval" and "gt" in row:  # CRUXEval-X: what fills the blank to give `gt`
-        before, after = row[mode].split("????", 1)
-        return f"[ANSWER]{row['gt'][len(before) : len(row['gt']) - len(after)]}[/ANSWER]"
-    if family == "cruxeval":
-        return (
-            f"[ANSWER]{row['output'] if mode == 'output' else 'f(' + row['input'] + ')'}[/ANSWER]"
-        )
-    if family == "repobench":
-        return row["next_line"]
-    if family == "mbpp":
-        return row.get("code") or row.get("canonical_solution")
-    if family == "aider":
-        return assemble_multi.reference_completion(row)
-    if family == "palmath":
-        sol = ensure_json(row.get("canonical_solution"))
-        return f"```python\n{sol['code']}\n```" if isinstance(sol, dict) else None
-    if family == "insert":
-        lang = (ensure_json(row.get("labels")) or {}).get("programming_language", "")
-        sol = row.get("canonical_solution")
-        return f"```{lang}\n{sol}\n```" if sol else None
+def _canonical(row: Row, mode: str) -> str | None:
     value = row.get("canonical_solution")
     return value if isinstance(value, str) else (json.dumps(value) if value else None)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Family:
+    name: str  # as the wire and the integrity table name it
+    prompt: Prompter
+    # (row, completion, config, the dataset's params) -> the program: the answer extracted,
+    # put with the tests, with its harness, seal and post-checks (assemble.py)
+    assemble: Builder
+    # (row, mode) -> the row's reference solution as a completion, where the data has one
+    reference: Callable[[Row, str], str | None] = _canonical
+    # Each problem is asked once per mode (CRUXEval: from its output, the input, and the other
+    # way), every first mode's prompt first, unless config.extra.mode names one; a prompt
+    # asked for by id is asked in `default_mode`. A prompt's labels are then its mode alone.
+    modes: tuple[str, ...] = ()
+    default_mode: str | None = None
+    # The class of all its verdicts whatever the language (stdin/stdout: the output only);
+    # None: per language, from integrity.TABLE.
+    integrity: Integrity | None = None
+    # Why a row of a dataset file cannot be judged (checked when the file is read), or None.
+    row_problem: Callable[[Row], str | None] | None = None
+
+
+def _cruxeval_reference(row: Row, mode: str) -> str:
+    if "gt" in row:  # CRUXEval-X: what fills the blank to give `gt`
+        before, after = row[mode].split("????", 1)
+        return f"[ANSWER]{row['gt'][len(before) : len(row['gt']) - len(after)]}[/ANSWER]"
+    return f"[ANSWER]{row['output'] if mode == 'output' else 'f(' + row['input'] + ')'}[/ANSWER]"
+
+
+def _palmath_reference(row: Row, mode: str) -> str | None:
+    sol = ensure_json(row.get("canonical_solution"))
+    return f"```python\n{sol['code']}\n```" if isinstance(sol, dict) else None
+
+
+def _insert_reference(row: Row, mode: str) -> str | None:
+    lang = (ensure_json(row.get("labels")) or {}).get("programming_language", "")
+    sol = row.get("canonical_solution")
+    return f"```{lang}\n{sol}\n```" if sol else None
+
+
+HUMANEVAL = Family("humaneval", prompts.humaneval, assemble.build_humaneval)
+MULTIPLE = Family("multiple", prompts.humaneval, assemble_multi.build_multiple)
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    HUMANEVAL,
+    Family("humaneval_x", prompts.humaneval, assemble_multi.build_humaneval_x),
+    MULTIPLE,
+    Family("mbpp", prompts.mbpp, assemble.build_mbpp,
+           reference=lambda row, mode: row.get("code") or row.get("canonical_solution")),
+    Family("cruxeval", prompts.cruxeval, assemble.build_cruxeval, reference=_cruxeval_reference,
+           modes=("input", "output"), default_mode="output"),
+    Family("mhpp", prompts.mhpp, assemble.build_mhpp),
+    Family("palmath", prompts.content, assemble.build_palmath, reference=_palmath_reference),
+    Family("insert", prompts.insert, assemble.build_insert, reference=_insert_reference),
+    Family("ncb", prompts.content, assemble.build_ncb),
+    Family("verilog", prompts.verilog, assemble.build_verilog),
+    Family("lcb", prompts.lcb, assemble.build_lcb),
+    Family("stdio", prompts.stdio, assemble.build_stdio, integrity=OUTPUT),
+    Family("aider", prompts.aider, assemble_multi.build_aider,
+           reference=lambda row, mode: assemble_multi.reference_completion(row)),
+    Family("user", prompts.given, assemble.build_user, row_problem=assemble.user_row_problem),
+    Family("repobench", prompts.given, repobench.build,
+           reference=lambda row, mode: row["next_line"]),
+)}  # fmt: skip
+
+
+def reference(family: Family | str, row: Row, mode: str = "output") -> str | None:
+    """The row's reference solution as a completion, where the data has one."""
+    return (FAMILIES[family] if isinstance(family, str) else family).reference(row, mode)

@@ -13,14 +13,19 @@ import functools
 import gzip
 import json
 import re
+from importlib import resources
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sandlot.judge.assemble import ensure_json, labels
-from sandlot.judge.datasets import DATA_DIR, DatasetSpec
 from sandlot.judge.plans import JudgeConfig
 
+if TYPE_CHECKING:
+    from sandlot.judge.datasets import DatasetSpec
+
 Row = dict[str, Any]
+# The package's data folder (datasets.py reads the rows from it; this module, its templates).
+_DATA = resources.files("sandlot.judge").joinpath("data")
 _HIDDEN = {"__line__", "__internal_uuid__", "prompt", "content"}
 
 # HumanEval / MultiPL-E in freeform mode: the prompt in a fence, then this.
@@ -80,13 +85,13 @@ _MBPP_TASK = ("You are an expert Python programmer, and here is your task: {text
 
 @functools.cache
 def _texts() -> dict[str, Any]:
-    return json.loads((DATA_DIR / "sf_prompt_texts.json").read_text(encoding="utf-8"))
+    return json.loads(_DATA.joinpath("sf_prompt_texts.json").read_text(encoding="utf-8"))
 
 
 @functools.cache
 def _cruxeval_x_examples() -> dict[str, list[dict[str, str]]]:
-    with gzip.open(DATA_DIR / "sf_cruxeval_x_examples.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
+    packed = _DATA.joinpath("sf_cruxeval_x_examples.json.gz").read_bytes()
+    return json.loads(gzip.decompress(packed))
 
 
 def _locale(cfg: JudgeConfig) -> str:
@@ -100,46 +105,11 @@ def row_labels(row: Row) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k not in _HIDDEN}
 
 
-def build(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str | list[tuple[str, str]]:
-    """The prompt text; cruxeval without a mode gives (mode, prompt) pairs, input ones first."""
-    family, extra = spec.family, cfg.extra
-    if family in ("humaneval", "humaneval_x", "multiple"):
-        return _humaneval(spec, row, cfg)
-    if family == "mbpp":
-        return _mbpp(row, cfg)
-    if family == "cruxeval":
-        if extra.get("mode"):
-            return _cruxeval(spec, row, cfg, extra["mode"])
-        return [(m, _cruxeval(spec, row, cfg, m)) for m in ("input", "output")]
-    if family == "mhpp":
-        text = row["content"]
-        first = (row.get("test") or "").split("\n")[0]
-        return text[: text.rfind('"""')] + f'\n    e.g. {first} """'
-    if family == "stdio":
-        lang = cfg.language or row.get("language") or "python"
-        texts = _STDIO.get(cfg.locale or "en", _STDIO["en"])
-        text = texts.get(lang, texts["default"]).format(language=lang)
-        return (row.get("content", row.get("prompt")) or "") + f"\n\n{text}"
-    if family == "insert":
-        lab = labels(row)
-        if "reference" in lab and not spec.params.get("mbxp"):
-            return _aider_benchmark(row["content"], lab["reference"], cfg)
-        return _mbxp(spec, row, cfg)
-    if family == "verilog":
-        return _verilog(row, cfg)
-    if family == "lcb":
-        return _lcb_fewshot(row["content"]) if cfg.is_fewshot else row["content"]
-    if family == "aider":
-        return _aider_polyglot(row)
-    if family == "user":
-        return row["prompt"]
-    if family == "repobench":
-        return row["prompt"]
-    text = row.get("content", row.get("prompt", ""))
-    return text if isinstance(text, str) else str(ensure_json(text))
+# One builder per family (families.py): (dataset, row, config) -> the prompt text. A family with
+# modes (CRUXEval) is asked once per mode, which is in `config.extra["mode"]`.
 
 
-def _humaneval(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
+def humaneval(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
     """HumanEval and MultiPL-E rows (`prompt`), and the older schema (`content`, `labels`)."""
     old = "prompt" not in row
     prompt = row["content"] if old else row["prompt"]
@@ -155,7 +125,7 @@ def _humaneval(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
     return f"```{tag}\n{prompt}\n```\n\n{ask}"
 
 
-def _mbpp(row: Row, cfg: JudgeConfig) -> str:
+def mbpp(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
     text = row["prompt"] if "prompt" in row and "text" not in row else row.get("text", "")
     text = text or row.get("content", "")
     tests = list(ensure_json(row.get("test_list")) or [])
@@ -165,8 +135,9 @@ def _mbpp(row: Row, cfg: JudgeConfig) -> str:
     return f"{_texts()['mbpp_fewshot']}{task}\n[BEGIN]\n"
 
 
-def _cruxeval(spec: DatasetSpec, row: Row, cfg: JudgeConfig, mode: str) -> str:
+def cruxeval(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
     texts, extra = _texts(), cfg.extra
+    mode = extra["mode"]
     if "gt" in row or spec.name == "cruxeval_x":
         lang = "_".join(str(row["id"]).split("_")[:-1])
         text = _cruxeval_x(lang, row["code"] + row[mode], mode)
@@ -180,6 +151,41 @@ def _cruxeval(spec: DatasetSpec, row: Row, cfg: JudgeConfig, mode: str) -> str:
         ins, res = texts["cruxeval_wrap"]
         text = f"{ins}\n{text}\n{res}\n"
     return text
+
+
+def mhpp(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
+    text = row["content"]
+    first = (row.get("test") or "").split("\n")[0]
+    return text[: text.rfind('"""')] + f'\n    e.g. {first} """'
+
+
+def stdio(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
+    lang = cfg.language or row.get("language") or "python"
+    texts = _STDIO.get(cfg.locale or "en", _STDIO["en"])
+    text = texts.get(lang, texts["default"]).format(language=lang)
+    return (row.get("content", row.get("prompt")) or "") + f"\n\n{text}"
+
+
+def insert(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
+    lab = labels(row)
+    if "reference" in lab and not spec.params.get("mbxp"):
+        return _aider_benchmark(row["content"], lab["reference"], cfg)
+    return _mbxp(spec, row, cfg)
+
+
+def lcb(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
+    return _lcb_fewshot(row["content"]) if cfg.is_fewshot else row["content"]
+
+
+def given(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
+    """The row's own `prompt`, as it is (user datasets, RepoBench)."""
+    return row["prompt"]
+
+
+def content(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
+    """The row's `content` (else `prompt`), as text."""
+    text = row.get("content", row.get("prompt", ""))
+    return text if isinstance(text, str) else str(ensure_json(text))
 
 
 def _cruxeval_x(lang: str, code: str, mode: str) -> str:
@@ -225,7 +231,7 @@ def _aider_benchmark(question: str, reference: str, cfg: JudgeConfig) -> str:
     return prompt
 
 
-def _verilog(row: Row, cfg: JudgeConfig) -> str:
+def verilog(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
     lab = labels(row)
     preface = row.get("code_preface", "")
     body = (f"{lab.get('system_prompt', '')}\n{lab.get('question_prompt', '')}\n"
@@ -253,7 +259,7 @@ def _lcb_fewshot(content: str) -> str:
     return text + "\n\n### Answer: (use the provided format with backticks)\n"
 
 
-def _aider_polyglot(row: Row) -> str:
+def aider(spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str:
     """sandlot's own aider polyglot rows (SandboxFusion has no such dataset)."""
     stubs = {k: v for k, v in row.get("solution_files", {}).items()
              if not k.endswith((".toml", ".json"))}  # fmt: skip

@@ -243,7 +243,8 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
     if call is None:
         raise InvalidRequest(f"cruxeval_x: row {row['id']!r} names no known language")
     language = p.get("resolve", lambda x: x)(lang)
-    if language == "python":
+    d = dialect(language)
+    if d.python_driver:
         blank = (crux.python_input(answer, row["code"], _CRUX_CALLEES) if mode == "input"
                  else crux.python_output(answer, _CRUX_CALLEES))  # fmt: skip
     elif mode == "input":
@@ -254,25 +255,24 @@ def _cruxeval_x(row: Row, ex: Extracted, answer: str, mode: str, p: dict) -> Ass
     extracted = Extracted(blank, ex.kind, ex.how, ex.language)
     # The row's code is trusted; the blank holds data, read as a literal of its language.
     filled = row[mode].replace("????", blank)
-    split = dialect(language).split
-    if split is not None:
-        program = split.cruxeval(row["code"], filled, run_timeout=30, compile_timeout=30)
+    if d.split is not None:
+        program = d.split.cruxeval(row["code"], filled, run_timeout=30, compile_timeout=30)
         if program is not None:
             return split_assembled(extracted, program)
     joined = guards.join(row["code"], filled, language)
     if joined is not None:
         return Assembled(extracted, joined_program(
             language, joined, filled, run_timeout=30, compile_timeout=30,
-            fail_markers=dialect(language).fail_markers))  # fmt: skip
+            fail_markers=d.fail_markers))  # fmt: skip
     # The seal goes in the test before the answer is put in.
     guarded, sealed = guards.guard_end(row[mode], language)
     test = guarded.replace("????", blank)
-    if language == "python":
+    if d.python_driver:
         return Assembled(extracted, python_program(row["code"], test, run_timeout=30))
     full = row["code"] + test
     program = Program(language, guards.with_start(full, language) if sealed else full, test,
                       run_timeout=30, compile_timeout=30, seal=sealed,
-                      fail_markers=dialect(language).fail_markers,
+                      fail_markers=d.fail_markers,
                       tests=guards.tests_of(row[mode], language) if sealed else None)  # fmt: skip
     return Assembled(extracted, program)
 
@@ -607,7 +607,7 @@ def build_user(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
     if ex.continuation:
         code = row["prompt"] + code
     test = row["test"]
-    if language in ("python", "py", "python3"):
+    if dialect(p.get("resolve", lambda x: x)(language)).python_driver:
         return Assembled(ex, python_program(code, f"{test}\n", run_timeout=row.get("run_timeout"),
                                             entry=row.get("entry_point"),
                                             split=splittable(row["prompt"])))  # fmt: skip

@@ -54,7 +54,7 @@ def declares(blanked: str, name: str, language: str) -> bool:
 
 def build_humaneval_x(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
     language = p["language"]
-    if language == "python":
+    if dialect(language).python_driver:
         return build_humaneval(row, completion, cfg, p)
     prompt, test = row["prompt"], row["test"]
     name = _signature_name(row.get("declaration") or prompt, language)

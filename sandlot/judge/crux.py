@@ -185,6 +185,8 @@ class Literals:
     quotes: str = "\"'"
     comments: tuple[str, ...] = ("//", "/*")
     prefixes: tuple[str, ...] = ()
+    # A newline ends the answer even inside brackets (a shell's command ends with its line).
+    one_line: bool = False
 
 
 def _names(text: str) -> frozenset[str]:
@@ -222,7 +224,7 @@ LITERALS: dict[str, Literals] = {
     "R": Literals(_names("c list TRUE FALSE NULL NA"), tokens=("=",), comments=("#",)),
     "racket": Literals(_names("list vector cons quote hash"), tokens=("'",), quotes='"',
                        comments=(";",), prefixes=("#t", "#f", "#\\", "#hash")),
-    "bash": Literals(frozenset(), comments=("#",)),
+    "bash": Literals(frozenset(), comments=("#",), one_line=True),
 }  # fmt: skip
 # Never in a literal, whatever the language allows alone: these test, assign, step or end.
 _NEVER = ("==", "!=", "&&", "||", "++", "--", "<-", "<=", ">=")
@@ -266,7 +268,7 @@ def literal(answer: str, language: str, extra_names: frozenset[str] = frozenset(
                 raise NotData(f"the answer names {name!r}, which is not data here")
             i += len(name)
         elif c.isspace():
-            if c == "\n" and (not stack or language == "bash"):
+            if c == "\n" and (not stack or rules.one_line):
                 raise NotData("the answer goes on past the end of its line")
             i += 1
         elif c in _OPEN or c in _CLOSE:

@@ -32,6 +32,8 @@ _OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n`]*$")
 # Languages SandboxFusion takes unfenced code in (its heuristic blocks); in strict extraction an
 # unfenced answer in any other language is no answer, as there.
 SF_BARE_LANGUAGES = frozenset({None, "python", "pytest", "bash", "sql"})
+# A shell takes any line as a command: its bare code is taken whole (SandboxFusion: all of it).
+WHOLE_BARE_LANGUAGES = frozenset({"bash"})
 # Languages where `#` starts a comment, so a markdown heading is harmless code there.
 _HASH_COMMENTS = frozenset({"python", "pytest", "bash", "ruby", "perl", "R", "julia"})
 _WORD = re.compile(r"^\(?[A-Za-z][A-Za-z'\u2019-]*[,.:;!?)]*$")
@@ -167,7 +169,7 @@ def _bare(text: str, language: str | None, strict: bool) -> Extracted:
     if strict and language not in SF_BARE_LANGUAGES:
         return Extracted("", "empty", f"no fenced block; unfenced {language} code is not taken "
                          "(SandboxFusion takes unfenced python, bash and sql only)")  # fmt: skip
-    if language == "bash":  # a shell takes any line as a command (SandboxFusion: all of it)
+    if language in WHOLE_BARE_LANGUAGES:
         return Extracted(text, "heuristic", "bare code, taken whole")
     prose = _prose_lines(lines, language)
     code_at = [i for i, is_prose in enumerate(prose) if not is_prose]

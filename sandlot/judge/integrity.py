@@ -263,6 +263,9 @@ _SPLIT_FAMILIES = tuple(
 )  # fmt: skip
 SPLIT_BUILDS = frozenset((*_SPLIT_FAMILIES, ("aider", "rust"), ("aider", "go_test")))
 
+# What a language adds to the split of its JavaScript driver's row.
+_SCRIPT_SPLIT_NOTE = {"typescript": " (TypeScript: the tests are transpiled apart)"}
+
 # (family, language) -> its class. "*" matches any. Families are the assemblers' names
 # (families.py); languages are the language table's row names.
 TABLE: dict[tuple[str, str], Integrity] = {
@@ -285,8 +288,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
             split="the answer runs as a script of its own before the tests (one left open does "
             "not parse), which run as a function's body made before the answer ran: their "
             "declarations are its locals, their require gives frozen copies of assert and lodash, "
-            "their console.assert throws"
-            + (" (TypeScript: the tests are transpiled apart)" if lang == "typescript" else ""),
+            "their console.assert throws" + _SCRIPT_SPLIT_NOTE.get(lang, ""),
             out_of_reach="the answer shares the tests' process: reflection into it (a test "
             "function's source through Function.prototype.caller, the inspector), values whose "
             "comparison lies (a Proxy; strict refuses them on /run_code), built-ins the comparison "

@@ -47,6 +47,7 @@ from sandlot.executor.seal import counts
 from sandlot.judge import guards, harnesses
 from sandlot.judge.assemble import PY_IMPORTS
 from sandlot.judge.checkers import Checker
+from sandlot.judge.dialects import dialect
 from sandlot.judge.extract import extract
 from sandlot.judge.verdicts import of_execution
 
@@ -256,7 +257,7 @@ def _from_ground_truth(
         return []
     if not isinstance(fn_name, str) or not fn_name.isidentifier():
         raise InvalidRequest(f"{where}: ground_truth.fn_name must be a Python identifier")
-    if language != "python":
+    if not dialect(language).python_driver:
         raise InvalidRequest(f"{where}: call-based ground_truth (fn_name) needs python")
     answer = PY_IMPORTS + code
     program = answer + harnesses.CALL.format(fn_name=fn_name, result=harnesses.CALL_RESULT)

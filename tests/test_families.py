@@ -20,8 +20,9 @@ from sandlot.languages import LANGUAGES, Registry
 
 REGISTRY = Registry(LANGUAGES, "/opt/sandlot")
 JUDGE_DIR = Path(__file__).resolve().parent.parent / "sandlot" / "judge"
-# What a family's or a language's name is called in the judge's code.
+# What a family's or a language's name is called in the judge's code, and the names themselves.
 _NAMED = re.compile(r"^(family|language|lang)$|_(family|language|lang)$")
+NAMES = frozenset({*FAMILIES, *(n for row in LANGUAGES for n in (row.name, *row.aliases))})
 
 
 def _name_of(node: ast.expr) -> str | None:
@@ -32,27 +33,32 @@ def _name_of(node: ast.expr) -> str | None:
     return None
 
 
-def _literal_names(node: ast.expr) -> bool:
-    """A string, or a tuple, list or set of strings: names written in the code."""
+def _literals(node: ast.expr) -> list[str] | None:
+    """The strings of a string, or of a tuple, list or set of strings, written in the code."""
     if isinstance(node, ast.Constant):
-        return isinstance(node.value, str)
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return bool(node.elts) and all(_literal_names(e) for e in node.elts)
-    return False
+        return [node.value] if isinstance(node.value, str) else None
+    if isinstance(node, ast.Tuple | ast.List | ast.Set) and node.elts:
+        each = [_literals(e) for e in node.elts]
+        return None if None in each else [v for one in each for v in one or ()]
+    return None
 
 
 def name_branches(source: str) -> list[str]:
     """Each comparison of a family or language (`family == "x"`, `language in ("a", "b")`,
-    `spec.family != "y"`, a `match` on one) with names written in the code."""
+    `spec.family != "y"`, a `match` on one) with names written in the code, and each comparison
+    with a family's or language's name (`resolved == "python"`)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
             for a, b in itertools.pairwise(sides):
                 for named, other in ((a, b), (b, a)):
-                    name = _name_of(named)
-                    if name and _NAMED.search(name) and _literal_names(other):
+                    name, written = _name_of(named), _literals(other)
+                    if written is not None and (
+                        (name and _NAMED.search(name)) or any(w in NAMES for w in written)
+                    ):
                         found.append(f"{node.lineno}: {ast.unparse(node)}")
+                        break
         elif isinstance(node, ast.Match):
             name = _name_of(node.subject)
             if name and _NAMED.search(name):
@@ -76,6 +82,8 @@ def test_the_judge_branches_on_no_family_or_language_name() -> None:
         'ok = "bash" == lang',
         'if row_language not in {"java"}:\n    pass',
         "match spec.family:\n    case 'user':\n        pass",
+        'if resolved == "python":\n    pass',
+        'if p.get("language") == "junit":\n    pass',
     ],
 )
 def test_a_name_branch_is_found(source: str) -> None:

@@ -338,7 +338,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     # MBXP's tests run even with no code in the slot (they fail), as in SandboxFusion: every
     # result has its test, exec_info and test_code.
     code = ex.code
-    if p.get("resolve", lambda x: x)(wanted) == "python":
+    if dialect(p.get("resolve", lambda x: x)(wanted)).python_driver:
         code = cut_at(code, PY_TAIL_MARKERS)
     template = test["code"]
     resolved = p.get("resolve", lambda x: x)(language)
@@ -368,7 +368,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
     if d.slot_members and slot >= 0:
         code = class_members(code, template, template.find("#<INSERT>"), resolved)
     found = None
-    if resolved == "python":
+    if d.python_driver:
         template, found = _python_unittest(template, files)
     program_template, sealed = guards.guard_end(template, resolved)
     if slot >= 0:
@@ -378,7 +378,7 @@ def build_insert(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemb
         full, answer_end = f"{code}\n{program_template}", len(code) + 1
     if sealed:
         full = guards.with_start(full, resolved)
-    if resolved == "python":
+    if d.python_driver:
         reference = str(row.get("canonical_solution") or "")
         checked = re.search(r"^\w*check\((\w+)\)\s*$", template, re.M)
         entry = checked.group(1) if checked else None
@@ -436,9 +436,12 @@ NCB_ANSWER = "solution.py"
 
 
 def build_ncb(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:
+    """NaturalCodeBench: its python rows run under pytest, its java rows under JUnit."""
     test = ensure_json(row.get("test")) or {}
-    if p.get("language") == "junit":
-        return _ncb_java(row, completion, test)
+    return _NCB.get(p.get("language") or "", _ncb_python)(row, completion, test)
+
+
+def _ncb_python(row: Row, completion: str, test: dict) -> Assembled:
     ex = extract(completion, "python")
     if ex.empty:
         return no_code(ex)
@@ -473,6 +476,10 @@ def _ncb_java(row: Row, completion: str, test: dict) -> Assembled:
         code = code[: found.start()] + code[found.end() :]
     return Assembled(ex, Program("junit", code, test_code, files=files,
                                  tests=split_java.junit_tests(test_code)))  # fmt: skip
+
+
+# The test framework a NaturalCodeBench row runs under (its language) -> its assembler.
+_NCB = {"junit": _ncb_java}
 
 
 def build_verilog(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

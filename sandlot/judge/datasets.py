@@ -62,6 +62,7 @@ MULTIPLE_LANGUAGES: dict[str, tuple[str, ...]] = {
 
 HUMANEVAL_X = {"python": "python", "cpp": "cpp", "java": "java", "js": "nodejs", "rust": "rust",
                "go": "go_test"}  # fmt: skip
+HUMANEVAL_X_WHOLE = frozenset({"python"})  # the others ship tasks 0-19
 
 # What a dataset class's rows sent in provided_data are judged with, as its shipped tables are:
 # SandboxFusion's MBXPDataset runs with 30 s and its anti-hack rule, whatever the table.
@@ -83,16 +84,16 @@ BUILTIN: tuple[DatasetSpec, ...] = (
     *(
         _spec(f"humaneval_x_{ext}", "humaneval_x", f"humaneval_x_{ext}.jsonl.gz", language=lang,
               id_field="task_id",
-              summary=f"HumanEval-X {ext}" + ("" if ext == "python" else ", tasks 0-19"))
+              summary=f"HumanEval-X {ext}" + ("" if ext in HUMANEVAL_X_WHOLE else ", tasks 0-19"))
         for ext, lang in HUMANEVAL_X.items()
     ),
     *(
-        _spec(f"multiple_{ext}" if kind == "humaneval" else f"multiple_mbpp_{ext}", "multiple",
+        _spec(f"{prefix}{ext}", "multiple",
               f"multiple_{kind}_{ext}.jsonl.gz", id_field="name", language=langs[0],
               params={"candidates": langs},
               summary=f"MultiPL-E {kind} in {ext} (prompts and tests; no reference solutions)")
         for ext, langs in MULTIPLE_LANGUAGES.items()
-        for kind in ("humaneval", "mbpp")
+        for kind, prefix in (("humaneval", "multiple_"), ("mbpp", "multiple_mbpp_"))
     ),
     _spec("aider_benchmark_v1", "insert", "sf_aider_benchmark_v1.jsonl.gz", language="python",
           aliases=("aider_benchmark",), params={"run_timeout": 60},

@@ -24,7 +24,7 @@ from typing import Any
 
 from sandlot.config import Config
 from sandlot.errors import SandlotError
-from sandlot.judge.batch import Sample, judge_many, record
+from sandlot.judge.batch import Sample
 
 CHUNKS_IN_FLIGHT = 2
 Done = Callable[[Sample, dict[str, Any]], None]
@@ -51,14 +51,11 @@ class _Engine:
     async def judge(self, dataset: str, rows: list[tuple[Any, str, int]], extra: dict[str, Any],
                     language: str | None) -> list[dict[str, Any]]:  # fmt: skip
         from sandlot.judge import JudgeConfig
+        from sandlot.usecases import evaluate
 
         samples = [Sample(pid, completion, index) for pid, completion, index in rows]
         cfg = JudgeConfig(language=language, extra=extra)
-        judge = self.service.judge
-        for s in samples:
-            judge.problem(dataset, s.id, cfg)  # unknown ids fail before anything runs
-        results = await judge_many(judge, dataset, samples, cfg, self.slots() * 2)
-        return [record(s, r) for s, r in zip(samples, results, strict=True)]
+        return [j.record for j in await evaluate(self.service, dataset, samples, cfg)]
 
     def close(self) -> None:
         self.service.close()

@@ -15,9 +15,10 @@ from sandlot.api.errors import responses
 from sandlot.errors import InvalidRequest
 from sandlot.judge import EvalResult as JudgeResult
 from sandlot.judge import Judge, JudgeConfig, TestOutcome, metric_functions
-from sandlot.judge.batch import judge_many, number_samples, record
+from sandlot.judge.batch import number_samples
 from sandlot.judge.integrity import weakest
 from sandlot.judge.metrics import summarize
+from sandlot.usecases import evaluate as evaluate_samples
 from sandlot.wire.judge import (
     DatasetInfo,
     EvalResult,
@@ -166,23 +167,19 @@ async def get_metrics_function(
 @router.post("/evaluate", response_model=EvaluateResponse, responses=ERRORS)
 async def evaluate(req: EvaluateRequest, service: ServiceDep) -> EvaluateResponse:
     """Judge a batch of samples (several per problem) and compute pass@k."""
-    judge = service.judge
     cfg = judge_config(req.config, req.language)
     samples = number_samples((s.model_dump() for s in req.samples), "samples")
     if not samples:
         raise InvalidRequest("samples is empty")
-    for s in samples:  # every id must exist before anything runs
-        judge.problem(req.dataset, s.id, cfg)
-    results = await judge_many(judge, req.dataset, samples, cfg, max(1, service.config.slots * 2))
-    pairs = list(zip(samples, results, strict=True))
+    judged = await evaluate_samples(service, req.dataset, samples, cfg)
     return EvaluateResponse(
         dataset=req.dataset,
         problems=len({str(s.id) for s in samples}),
         samples=len(samples),
-        accepted=sum(r.accepted for r in results),
-        pass_at_k=summarize(((s.id, r.accepted) for s, r in pairs), req.k),
+        accepted=sum(j.result.accepted for j in judged),
+        pass_at_k=summarize(((j.sample.id, j.result.accepted) for j in judged), req.k),
         results=[
-            SampleVerdict(**record(s, r), result=eval_result(r) if req.details else None)
-            for s, r in pairs
+            SampleVerdict(**j.record, result=eval_result(j.result) if req.details else None)
+            for j in judged
         ],
     )

@@ -1,18 +1,15 @@
-"""`sandlot eval`: judge a file of samples against a dataset, locally or on a server, with pass@k.
+"""`sandlot eval`: judge a file of samples against a dataset, locally, on servers or on a Ray
+cluster, with pass@k.
 
 Each judged sample is appended to the results file as soon as it is known, so an interrupted run
-resumes where it stopped. A result is reused only for the same sample judged the same way: each
-line carries a fingerprint of the dataset, the judging options and the completion, so a samples
-file rewritten with other completions, or judged against another dataset, is judged again (and
-the stale lines leave the results file). The dataset and every problem id are checked before
-anything is judged or reused.
+resumes where it stopped (`sandlot.usecases.ResultsFile` says which results still hold). The
+dataset and every problem id are checked before anything is judged or reused.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import json
 import math
 from collections.abc import Callable
@@ -53,40 +50,6 @@ def read_samples(path: Path) -> list[Sample]:
         raise fail(str(exc)) from None
 
 
-def read_done(lines: list[str]) -> dict[tuple[str, int], dict[str, Any]]:
-    """Records of an earlier run (a torn last line from an interruption is ignored)."""
-    done: dict[tuple[str, int], dict[str, Any]] = {}
-    for line in lines:
-        try:
-            rec = json.loads(line)
-            done[(str(rec["id"]), int(rec["sample"]))] = rec
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-            continue
-    return done
-
-
-def fingerprint(dataset: str, language: str | None, extra: dict[str, Any], sample: Sample) -> str:
-    """What a result was judged from: the dataset, the options and the completion itself."""
-    what = json.dumps([dataset, language, extra, str(sample.id), sample.completion])
-    return hashlib.sha256(what.encode()).hexdigest()[:32]
-
-
-def reusable(
-    out: Path, prints: dict[tuple[str, int], str]
-) -> tuple[dict[tuple[str, int], dict[str, Any]], int]:
-    """The earlier results that still hold (same sample, judged the same way) and how many do
-    not. The results file is rewritten with only those when it holds anything else (stale
-    results, a torn line), so that it says what this run found and appends stay whole."""
-    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
-    earlier = read_done(lines)
-    done = {key: rec for key, rec in earlier.items() if rec.get("fingerprint") == prints.get(key)}
-    if len(done) != len(lines):
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text("".join(json.dumps(rec) + "\n" for rec in done.values()), encoding="utf-8")
-        tmp.replace(out)
-    return done, len(earlier) - len(done)
-
-
 def check_problems(
     dataset: str, samples: list[Sample], language: str | None, extra: dict[str, Any],
     server: str | None, config: Path | None,
@@ -97,11 +60,10 @@ def check_problems(
         if server is None:
             from sandlot.judge import JudgeConfig
             from sandlot.service import Service
+            from sandlot.usecases import check_ids
 
             judge = Service(load_config(config)).judge  # no jail: the datasets only
-            cfg = JudgeConfig(language=language, extra=extra)
-            for s in samples:
-                judge.problem(dataset, s.id, cfg)
+            check_ids(judge, dataset, samples, JudgeConfig(language=language, extra=extra))
             return
         from sandlot.client import Client
 
@@ -121,17 +83,15 @@ async def run_local(
     config: Path | None, on_done: Done,
 ) -> None:  # fmt: skip
     from sandlot.judge import JudgeConfig
-    from sandlot.judge.batch import judge_many, record
     from sandlot.service import Service
+    from sandlot.usecases import evaluate
 
     # Its own samples: they wait their turns as long as it takes (no client here gives up).
     patient = dataclasses.replace(load_config(config), queue_timeout=math.inf)
     service = Service(patient).start()
     try:
-        judge = service.judge
         cfg = JudgeConfig(language=language, extra=extra)
-        await judge_many(judge, dataset, samples, cfg, service.config.slots * 2,
-                         lambda s, r: on_done(s, record(s, r)))  # fmt: skip
+        await evaluate(service, dataset, samples, cfg, lambda j: on_done(j.sample, j.record))
     finally:
         service.close()
 
@@ -247,18 +207,18 @@ def eval_command(
     remote = None if server == "local" or ray is not None else server
     check_problems(dataset, all_samples, language, extra, remote, config)
     out = out or samples.with_name(samples.name.removesuffix(".jsonl") + "_results.jsonl")
-    if restart and out.exists():
-        out.unlink()
-    prints = {s.key: fingerprint(dataset, language, extra, s) for s in all_samples}
-    done, stale = reusable(out, prints)
-    todo = [s for s in all_samples if s.key not in done]
-    console.print(f"{len(all_samples)} samples, {len(done)} already judged, {len(todo)} to go")
-    if stale:
+    from sandlot.usecases import ResultsFile
+
+    results = ResultsFile(out, dataset, language, extra, all_samples, restart)
+    todo = results.todo
+    console.print(f"{len(all_samples)} samples, {len(results.done)} already judged, "
+                  f"{len(todo)} to go")  # fmt: skip
+    if results.stale:
         console.print(
-            f"{stale} earlier results are for other completions, another dataset or other "
-            f"options (or for samples no longer in {samples.name}): not reused"
+            f"{results.stale} earlier results are for other completions, another dataset or "
+            f"other options (or for samples no longer in {samples.name}): not reused"
         )
-    with out.open("a", encoding="utf-8") as sink, Progress(
+    with results.appending() as add, Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("accepted {task.fields[ok]}"), TimeRemainingColumn(), console=console,
     ) as progress:  # fmt: skip
@@ -267,11 +227,7 @@ def eval_command(
 
         def on_done(sample: Sample, rec: dict[str, Any]) -> None:
             nonlocal accepted
-            accepted += bool(rec["accepted"])
-            rec = {**rec, "fingerprint": prints[sample.key]}
-            sink.write(json.dumps(rec) + "\n")
-            sink.flush()  # a crash loses at most the samples in flight
-            done[sample.key] = rec
+            accepted += bool(add(sample, rec)["accepted"])
             progress.update(bar, advance=1, ok=accepted)
 
         per_node: dict[str, int] = {}
@@ -292,6 +248,7 @@ def eval_command(
         console.print(f"ray node {node[:12]}: {count} samples judged")
     from sandlot.judge.metrics import counts, summarize
 
+    done = results.done
     pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]
     table = Table("metric", "value")
     scores = summarize(pairs, ks)
@@ -306,5 +263,4 @@ def eval_command(
                           f"the fewest here is {fewest}")  # fmt: skip
     console.print(f"per-sample results: {out}")
     if report is not None:
-        records = [done[s.key] for s in all_samples if s.key in done]
-        write_report(report, records, ks, f"sandlot eval: {dataset} ({samples.name})")
+        write_report(report, results.records(), ks, f"sandlot eval: {dataset} ({samples.name})")

@@ -1,10 +1,8 @@
-"""What the engine tells about its work: Prometheus metrics, and the record of the request being
-served (what its access-log line says).
+"""The server's Prometheus metrics: what the engine tells (`sandlot.events`), counted, and the
+HTTP requests answered.
 
-The layers below the API call the functions here as things happen (a run ended, a request
-waited for a slot, the compile cache answered); none of them knows about HTTP. The API's
-middleware opens a `RequestRecord` per request in a context variable, so that what a run adds
-lands on the request that caused it, also from the tasks a request fans out into.
+Importing this module makes it a listener of the engine's events in this process: the server
+imports it, a client-only install (which has no prometheus-client) never does.
 
 With several server processes (`serve --workers N`) the metrics live in prometheus-client's
 multiprocess mode: `PROMETHEUS_MULTIPROC_DIR` is set before this module is first imported, every
@@ -15,8 +13,6 @@ over the live processes. Names follow go-judge's (`*_seconds`, `*_bytes`, `*_tot
 from __future__ import annotations
 
 import os
-from contextvars import ContextVar
-from dataclasses import dataclass
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -30,6 +26,7 @@ from prometheus_client import (
     multiprocess,
 )
 
+from sandlot import events
 from sandlot.jail.spec import Outcome
 
 MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -88,92 +85,46 @@ STATE_SECONDS = Histogram(
 )  # fmt: skip
 
 
-@dataclass(slots=True)
-class RequestRecord:
-    """What one request did, for its access-log line."""
+class Metrics:
+    """The engine's events, as metrics (an `events.Listener`)."""
 
-    id: str
-    language: str | None = None
-    verdict: str | None = None
-    limit: str | None = None
-    runs: int = 0
-    run_seconds: float = 0.0
-    queue_seconds: float = 0.0
-    admitted: bool = False  # a run of it has held a slot: its other runs wait their turns
+    def ran(self, language: str, step: str, status: str, outcome: Outcome) -> None:
+        RUN_SECONDS.labels(language, step, status).observe(outcome.wall_time)
+        RUN_CPU.labels(language, step, status).observe(outcome.cpu_time)
+        RUN_MEMORY.labels(language, step, status).observe(outcome.memory_peak)
+        start = outcome.stages.get("start")
+        if start is not None:
+            BOX_START.observe(start + outcome.stages.get("setup", 0.0))
 
+    def queued(self, seconds: float) -> None:
+        QUEUE_SECONDS.observe(seconds)
 
-CURRENT: ContextVar[RequestRecord | None] = ContextVar("sandlot_request", default=None)
+    def slots_changed(self, total: int, busy: int, waiting: int) -> None:
+        SLOTS.set(total)
+        SLOTS_BUSY.set(busy)
+        QUEUE_WAITING.set(waiting)
 
+    def rejected(self, reason: str) -> None:
+        REJECTED.labels(reason).inc()
 
-def status_of(outcome: Outcome) -> str:
-    """ok, error (a non-zero exit or a signal) or the limit that ended the run."""
-    if outcome.limit is not None:
-        return outcome.limit.value
-    return "ok" if outcome.exit_code == 0 and outcome.signal is None else "error"
+    def compile_cache(self, hit: bool) -> None:
+        CACHE.labels("hit" if hit else "miss").inc()
 
+    def judged(self, dataset: str, verdict: str) -> None:
+        VERDICTS.labels(dataset, verdict).inc()
 
-def ran(language: str, step: str, outcome: Outcome) -> None:
-    status = status_of(outcome)
-    RUN_SECONDS.labels(language, step, status).observe(outcome.wall_time)
-    RUN_CPU.labels(language, step, status).observe(outcome.cpu_time)
-    RUN_MEMORY.labels(language, step, status).observe(outcome.memory_peak)
-    start = outcome.stages.get("start")
-    if start is not None:
-        BOX_START.observe(start + outcome.stages.get("setup", 0.0))
-    record = CURRENT.get()
-    if record is not None:
-        record.language = language
-        record.runs += 1
-        record.run_seconds += outcome.wall_time
-        if outcome.limit is not None and record.limit is None:
-            record.limit = outcome.limit.value
-        if status != "ok" and record.verdict in (None, "ok"):
-            record.verdict = status  # the first run that did not just succeed tells
-        elif record.verdict is None and step == "run":
-            record.verdict = status
+    def error(self, kind: str) -> None:
+        ERRORS.labels(kind).inc()
+
+    def sessions_held(self, live: int, paused: int) -> None:
+        SESSIONS.labels("live").set(live)
+        SESSIONS.labels("paused").set(paused)
+
+    def branched(self, kind: str, seconds: float) -> None:
+        BRANCHED.labels(kind).observe(seconds)
 
 
-def queued(seconds: float) -> None:
-    QUEUE_SECONDS.observe(seconds)
-    record = CURRENT.get()
-    if record is not None:
-        record.queue_seconds += seconds
-
-
-def slots_changed(total: int, busy: int, waiting: int) -> None:
-    SLOTS.set(total)
-    SLOTS_BUSY.set(busy)
-    QUEUE_WAITING.set(waiting)
-
-
-def rejected(reason: str) -> None:
-    REJECTED.labels(reason).inc()
-
-
-def compile_cache(hit: bool) -> None:
-    CACHE.labels("hit" if hit else "miss").inc()
-
-
-def judged(dataset: str, language: str | None, verdict: str) -> None:
-    VERDICTS.labels(dataset, verdict).inc()
-    record = CURRENT.get()
-    if record is not None:
-        record.verdict = verdict
-        record.language = language or record.language
-
-
-def error(kind: str) -> None:
-    ERRORS.labels(kind).inc()
-
-
-def sessions_held(live: int, paused: int) -> None:
-    SESSIONS.labels("live").set(live)
-    SESSIONS.labels("paused").set(paused)
-
-
-def branched(kind: str, seconds: float) -> None:
-    """A session was snapshotted, forked, paused or resumed (`kind`), in `seconds`."""
-    BRANCHED.labels(kind).observe(seconds)
+events.listen(Metrics())
 
 
 def state_kept(op: str, wall: float, cpu: float) -> None:

@@ -176,12 +176,12 @@ def test_a_request_whose_first_run_started_is_served_to_the_end() -> None:
 def test_the_lanes_of_one_request_share_its_start() -> None:
     """A judged submission runs its cases in lanes of their own, all for one HTTP request:
     once one has started, the others wait their turns without a limit."""
-    from sandlot import telemetry
+    from sandlot import events
 
     async def main() -> list[str]:
         adm = Admission(slots=1, queue_size=10, queue_timeout=0.05)
         order: list[str] = []
-        telemetry.CURRENT.set(telemetry.RequestRecord("one-request"))
+        events.CURRENT.set(events.RequestRecord("one-request"))
 
         async def case(name: str) -> None:
             async with adm.slot():

@@ -2,7 +2,7 @@
 
 Every request gets an ID: the client's `X-Request-ID` when it is a plain token (letters,
 digits, `-_.:`, at most 128), else a fresh one. The ID is echoed in the response, set on the
-request's `telemetry.RequestRecord` (so every log line written while serving it carries it,
+request's `events.RequestRecord` (so every log line written while serving it carries it,
 see `logs.py`), and ends the request in one access-log line: endpoint, status, what ran
 (language, verdict, limit, queue wait, run time), bytes in and out, the client's address and
 the tenant (the id its API key names: never the key).
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sandlot import telemetry
+from sandlot import events, telemetry
 from sandlot.api.auth import TENANT
 
 log = logging.getLogger("sandlot.access")
@@ -67,8 +67,8 @@ class Access:
             return
         started = time.monotonic()
         headers = scope["headers"]
-        record = telemetry.RequestRecord(request_id(headers))
-        token = telemetry.CURRENT.set(record)
+        record = events.RequestRecord(request_id(headers))
+        token = events.CURRENT.set(record)
         echo = (HEADER, record.id.encode())
         status: int | None = None
         sent, failed = 0, True
@@ -88,7 +88,7 @@ class Access:
         finally:
             if status is None:  # nothing was answered: an error, or the client left
                 status = 500 if failed else CLIENT_GONE
-            telemetry.CURRENT.reset(token)
+            events.CURRENT.reset(token)
             endpoint = endpoint_of(scope, self.routes)
             seconds = time.monotonic() - started
             telemetry.answered(endpoint, status, seconds)

@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from sandlot import telemetry
+from sandlot import events
 from sandlot.errors import (
     GitUnavailable,
     InvalidRequest,
@@ -123,7 +123,7 @@ def _describe(exc: RequestValidationError, errors: list[dict[str, object]]) -> s
 def error_response(exc: SandlotError) -> JSONResponse:
     """The one error body, `{"detail": ...}`, with the status of the error's kind (and when to
     retry, if it says)."""
-    telemetry.error(type(exc).__name__)
+    events.error(type(exc).__name__)
     headers: dict[str, str] = {}
     retry = getattr(exc, "retry_after", None)
     if retry is not None:
@@ -142,7 +142,7 @@ def install(app: FastAPI) -> None:
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         # FastAPI's own list stays under "errors" for clients that parse it, inputs cut short.
         errors = _errors(exc)
-        telemetry.error("RequestValidationError")
+        events.error("RequestValidationError")
         return JSONResponse({"detail": _describe(exc, errors), "errors": errors}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
@@ -161,5 +161,5 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")  # the traceback stays in the server log
-        telemetry.error("internal")
+        events.error("internal")
         return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)

@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-from sandlot import telemetry
+from sandlot import events
 
 _FIELDS = ("language", "verdict", "limit", "queue_ms", "run_ms", "bytes_in", "bytes_out")
 
@@ -28,7 +28,7 @@ class _RequestId(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "request_id", None) is None:
-            current = telemetry.CURRENT.get()
+            current = events.CURRENT.get()
             record.request_id = current.id if current is not None else None
         record.worker = self.worker
         return True

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from sandlot import telemetry
+from sandlot import events
 from sandlot.api.errors import error_response
 from sandlot.errors import SessionEnded, TooManySessions
 from sandlot.sessions.manager import worker_of
@@ -86,7 +86,7 @@ class Peers:
         """A request's headers as forwarded: its own (less ours and per-hop ones), the secret,
         the client's address and the request's ID (so both workers log the same one)."""
         own = [(k, v) for k, v in scope["headers"] if k not in PRIVATE | HOP - {b"host"}]
-        record = telemetry.CURRENT.get(None)
+        record = events.CURRENT.get(None)
         rid = [(b"x-request-id", record.id.encode())] if record is not None else []
         return [*own, *rid, (SECRET.encode(), self.secret.encode()),
                 (CLIENT.encode(), client.encode())]  # fmt: skip

@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from sandlot import telemetry
+from sandlot import events
 from sandlot.errors import Overloaded
 
 HOLDS = 64  # the last slot-hold times that estimate how fast the line moves
@@ -50,7 +50,7 @@ class Lane:
 
     __slots__ = ("deadline", "record", "waiters")
 
-    def __init__(self, deadline: float | None, record: telemetry.RequestRecord | None) -> None:
+    def __init__(self, deadline: float | None, record: events.RequestRecord | None) -> None:
         self.waiters: deque[asyncio.Future[int]] = deque()
         self.deadline = deadline  # when its first run must have started; None once one has
         self.record = record  # the HTTP request it serves, if any
@@ -101,7 +101,7 @@ class Admission:
 
     def lane(self) -> Lane:
         """A lane for a request with many runs; Overloaded now if it cannot start in time."""
-        record = telemetry.CURRENT.get()
+        record = events.CURRENT.get()
         if record is not None and record.admitted:
             return Lane(None, record)  # its request has started: it takes its turns
         if not self._free:
@@ -132,7 +132,7 @@ class Admission:
     # -- the line ------------------------------------------------------------------------------
 
     def _changed(self) -> None:
-        telemetry.slots_changed(self.slots, self.busy, len(self._turns))
+        events.slots_changed(self.slots, self.busy, len(self._turns))
 
     def _hold(self) -> float | None:
         """How long a run holds a slot, these days; None before any run ended."""
@@ -145,7 +145,7 @@ class Admission:
     def _refused(self, reason: str | None, why: str) -> Overloaded:
         """The refusal of a request (counted under `reason`, unless None: counted already)."""
         if reason is not None:
-            telemetry.rejected(reason)
+            events.rejected(reason)
         wait = self._wait(len(self._turns), self._hold())
         retry = 1 if wait is None else max(1, math.ceil(wait - self.queue_timeout))
         return Overloaded(f"{why}; retry in {retry}s", retry_after=retry)
@@ -159,7 +159,7 @@ class Admission:
             index = self._free.popleft()
             self._take(index, lane)
             self._changed()
-            telemetry.queued(0.0)
+            events.queued(0.0)
             return index
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         lane.waiters.append(future)
@@ -178,7 +178,7 @@ class Admission:
                 except TimeoutError:
                     if lane.budgeted():  # else its request started meanwhile: wait on
                         raise
-            telemetry.queued(self.clock() - since)
+            events.queued(self.clock() - since)
             return index
         except BaseException as exc:
             if not future.done():
@@ -227,7 +227,7 @@ class Admission:
         for lane in self._turns:
             wait = (len(kept) + 1) * hold / self.slots
             if lane.budgeted() and lane.deadline is not None and now + wait > lane.deadline:
-                telemetry.rejected("cannot_start_in_time")
+                events.rejected("cannot_start_in_time")
                 why = (f"it would start in about {wait:.0f}s more, past the "
                        f"{self.queue_timeout:g}s a request may wait")  # fmt: skip
                 while lane.waiters:

@@ -17,7 +17,7 @@ from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sandlot import telemetry
+from sandlot import events
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailError, TooLarge
 from sandlot.executor import guards, split
@@ -142,7 +142,7 @@ class Executor:
         except JailError as exc:
             jail_failed(exc, slot, language)
             raise
-        telemetry.ran(language, step, outcome)
+        events.ran(language, step, outcome)
         return outcome
 
     async def run_box(
@@ -239,7 +239,7 @@ class Executor:
         build, cached = await self.cache.get_or_build(
             key, compile_now, lambda b: b.outcome.limit is None
         )
-        telemetry.compile_cache(cached)
+        events.compile_cache(cached)
         return build, cached
 
     async def _split_build(
@@ -509,7 +509,7 @@ def _case_result(case: TestCase, outcome: Outcome, proof: bytes | None, sealed: 
 def jail_failed(exc: JailError, slot: int, language: str) -> None:
     """A fault of the sandbox (a lost spawner, a box that could not be built): the client gets a
     SandboxError; the log gets it with its cause."""
-    telemetry.error(type(exc).__name__)
+    events.error(type(exc).__name__)
     cause = exc.__cause__
     log.error(
         "jail error in slot %d (%s): %s%s", slot, language, exc,

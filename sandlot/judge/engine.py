@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandlot import telemetry
+from sandlot import events
 from sandlot.errors import InvalidRequest, JailError, SandlotError, UnknownLanguage
 from sandlot.executor import CodeRequest, Execution, Executor, Item, ItemOutcome, Outcome, Run, Seal
 from sandlot.executor.seal import counts
@@ -222,7 +222,7 @@ class Judge:
         # stay bounded however many names are sent.
         name = str(extra.get("dataset", dataset))
         label = name if name in self.datasets.specs else PROVIDED
-        telemetry.judged(label, extra.get("language"), verdict)
+        events.judged(label, extra.get("language"), verdict)
         return result
 
     async def _submit(

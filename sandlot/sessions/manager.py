@@ -32,7 +32,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from sandlot import telemetry
+from sandlot import events
 from sandlot.config import Config
 from sandlot.errors import (
     InvalidRequest,
@@ -331,7 +331,7 @@ class SessionManager:
     async def _reap(self) -> None:
         while True:
             await asyncio.sleep(REAP_INTERVAL)
-            telemetry.sessions_held(len(self.sessions), len(self.paused))
+            events.sessions_held(len(self.sessions), len(self.paused))
             now = time.monotonic()
             for session in list(self.sessions.values()):
                 if session.ended is not None:
@@ -376,7 +376,7 @@ class SessionManager:
             self._check_live(session)
             started = time.monotonic()
             record, _ = await forks.snapshot(session, tenant)
-        telemetry.branched("snapshot", time.monotonic() - started)
+        events.branched("snapshot", time.monotonic() - started)
         return record
 
     async def fork(
@@ -422,7 +422,7 @@ class SessionManager:
             self._creating -= count
         for child in children:
             self._register(child, parent.owner)
-        telemetry.branched("fork", time.monotonic() - began)
+        events.branched("fork", time.monotonic() - began)
         return children, state
 
     def _check_live(self, session: Session) -> None:
@@ -451,7 +451,7 @@ class SessionManager:
                 self.sessions.pop(session.id, None)
                 self.paused[session.id] = paused
             await session.close("it was paused")
-            telemetry.branched("pause", time.monotonic() - began)
+            events.branched("pause", time.monotonic() - began)
         except Exception as exc:
             log.info("session %s stays live, not paused: %s", session.id, exc)
             session.touch()  # not tried again before it has been idle that long again
@@ -479,7 +479,7 @@ class SessionManager:
             del self.paused[paused.id]
             self._register(session, paused.owner, paused.id)
             await forks.drop_paused(paused)
-            telemetry.branched("resume", time.monotonic() - began)
+            events.branched("resume", time.monotonic() - began)
             return session
 
     # -- boxes ---------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from sandlot.coder.jobs import CoderJobs
     from sandlot.judge import Judge
     from sandlot.repos.tasks import Repos
-    from sandlot.sessions import NotebookRun, SessionManager
+    from sandlot.sessions import SessionManager
 
 
 @dataclass(slots=True)
@@ -186,27 +186,6 @@ class Service:
         if self.sessions is None:
             raise JailUnavailable(f"sessions are not available: {self.sessions_problem}")
         return self.sessions
-
-    async def run_jupyter(
-        self,
-        cells: list[str],
-        *,
-        cell_timeout: float,
-        total_timeout: float,
-        memory_mb: int | None,
-        files: dict[str, bytes],
-        fetch: tuple[str, ...],
-    ) -> NotebookRun:
-        """A notebook holds a slot like any run: notebooks queue with runs, and 504 alike."""
-        from sandlot.sessions import run_notebook
-
-        sessions = self.require_sessions()
-        async with self.require_executor().admission.slot():
-            return await run_notebook(
-                sessions, cells, cell_timeout=cell_timeout, total_timeout=total_timeout,
-                memory_mb=memory_mb, files=files, fetch=fetch,
-                fetch_budget=self.jail.config.fetch_budget if self.jail else 0,
-            )  # fmt: skip
 
     def close(self) -> None:
         if self._repos is not None:

@@ -13,7 +13,8 @@ from sandlot.jail.spec import Limit, Outcome
 from tests.conftest import ROOT
 
 ENGINE = ("sandlot.executor.runner", "sandlot.executor.admission", "sandlot.judge.engine",
-          "sandlot.sessions.manager", "sandlot.service", "sandlot.usecases.evaluation")  # fmt: skip
+          "sandlot.sessions.manager", "sandlot.service", "sandlot.usecases.judging",
+          "sandlot.usecases.running", "sandlot.usecases.sessions")  # fmt: skip
 
 BLOCKED = """
 import importlib.abc, sys

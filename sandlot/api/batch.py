@@ -21,6 +21,7 @@ from sandlot.api.errors import responses
 from sandlot.errors import TooLarge
 from sandlot.executor import TestCase
 from sandlot.judge import rewards
+from sandlot.usecases import run_batch as score_batch
 from sandlot.wire.batch import (
     BatchItem,
     BatchResult,
@@ -94,9 +95,8 @@ async def run_batch(req: RunBatchRequest, service: ServiceDep) -> RunBatchRespon
     score (the fraction of cases passed) and a verdict per case. Every item compiles once and
     the cases of all items run in parallel across the slots, taking turns with other requests.
     A batch whose client goes away is stopped (api/gone.py cancels it)."""
-    executor = service.require_executor()
     items = [_item(item, n) for n, item in enumerate(req.items)]
-    results = await rewards.score_batch(executor, items, req.stop_on_first_failure)
+    results = await score_batch(service, items, req.stop_on_first_failure)
     return RunBatchResponse(results=[_result(r) for r in results])
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from sandlot import usecases
 from sandlot.api import convert
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
 from sandlot.coder import route as route_request
-from sandlot.coder import testrun
 from sandlot.coder.task import CodeTask
 from sandlot.wire.coder import CodeRequest, RepoTestsRequest, RouteRequest, RouteResponse
 
@@ -29,9 +29,9 @@ async def route(req: RouteRequest) -> RouteResponse:
 async def repo_tests(req: RepoTestsRequest, service: ServiceDep) -> dict[str, object]:
     """A repository's test command over its files, in a fresh box (what `sandlot test
     --sandbox-url` sends). HTTP 200 whatever the tests say; `passed` and `status` tell."""
-    executor = service.require_executor()
-    files = convert.decode_files(req.files)
-    outcome = await testrun.run_files(executor, files, req.cmd, req.timeout)
+    outcome = await usecases.repo_tests(
+        service, convert.decode_files(req.files), req.cmd, req.timeout
+    )
     return outcome.to_dict(full=True)
 
 

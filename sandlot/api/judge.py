@@ -19,6 +19,7 @@ from sandlot.judge.batch import number_samples
 from sandlot.judge.integrity import weakest
 from sandlot.judge.metrics import summarize
 from sandlot.usecases import evaluate as evaluate_samples
+from sandlot.usecases import submit as submit_one
 from sandlot.wire.judge import (
     DatasetInfo,
     EvalResult,
@@ -141,7 +142,7 @@ async def submit(req: SubmitRequest, service: ServiceDep) -> EvalResult:
     pid = req.id if req.id is not None else req.problem_id
     completion = req.completion if req.completion is not None else req.solution
     assert pid is not None and completion is not None  # the model checked
-    result = await service.judge.submit(req.dataset, pid, completion, cfg)
+    result = await submit_one(service, req.dataset, pid, completion, cfg)
     return eval_result(result, simple=req.problem_id is not None or req.solution is not None)
 
 

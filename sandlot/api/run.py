@@ -12,6 +12,7 @@ from sandlot.api.deps import ServiceDep
 from sandlot.api.disconnect import unless_gone
 from sandlot.api.errors import responses
 from sandlot.api.sessions import run_code_in_session
+from sandlot.usecases import run, run_tests
 from sandlot.wire.run import RunCodeRequest, RunCodeResponse
 
 router = APIRouter(tags=["sandbox"])
@@ -27,10 +28,9 @@ async def run_code(
     `session_id`, in that session (see /sessions). A run whose client goes away is stopped."""
     if req.session_id is not None:
         return await run_code_in_session(service, req, request)
-    executor = service.require_executor()
     code_req = convert.code_request(req)
     if req.test_cases is not None:
-        tested = await unless_gone(request, executor.run_tests(code_req, convert.test_cases(req)))
+        tested = await unless_gone(request, run_tests(service, code_req, convert.test_cases(req)))
         return tested if isinstance(tested, Response) else convert.test_response(tested)
-    ran = await unless_gone(request, executor.execute(code_req))
+    ran = await unless_gone(request, run(service, code_req))
     return ran if isinstance(ran, Response) else convert.response(ran)

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import StreamingResponse
 
+from sandlot import usecases
 from sandlot.api import peers
 from sandlot.api import session_convert as convert
 from sandlot.api.auth import tenant_of
@@ -23,12 +24,10 @@ from sandlot.api.convert import decode_files
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.disconnect import until_disconnected
 from sandlot.api.errors import responses
-from sandlot.config import Config
-from sandlot.errors import InvalidRequest, TooLarge
+from sandlot.errors import TooLarge
 from sandlot.service import Service
 from sandlot.sessions import Execution, Result
 from sandlot.sessions.forks import Paused
-from sandlot.sessions.manager import bounded
 from sandlot.tenancy import Owner
 from sandlot.wire.run import RunCodeRequest, RunCodeResponse
 from sandlot.wire.sessions import (
@@ -68,15 +67,6 @@ def owner(request: Request) -> Owner:
     return Owner(tenant_of(request), peers.client_of(request))
 
 
-def check_size(cfg: Config, *code: str) -> None:
-    if sum(len(c.encode()) for c in code) > cfg.max_code_bytes:
-        raise TooLarge(f"code is larger than the {cfg.max_code_bytes} bytes this server accepts")
-
-
-def timeout(cfg: Config, value: float | None, what: str = "timeout") -> float:
-    return bounded(value or cfg.run_timeout, cfg.max_run_timeout, what)
-
-
 async def fold(execution: Execution, request: Request) -> Result:
     """An execution's events folded into one result, abandoned if the client goes away."""
     result = Result()
@@ -112,8 +102,8 @@ async def lines(execution: Execution, session_id: str) -> AsyncIterator[str]:
 )
 async def run_jupyter(req: RunJupyterRequest, service: ServiceDep) -> RunJupyterResponse:
     """SandboxFusion's Jupyter mode: the cells in one fresh kernel, limits enforced."""
-    check_size(service.config, *req.cells)
-    run = await service.run_jupyter(
+    run = await usecases.run_jupyter(
+        service,
         req.cells,
         cell_timeout=req.cell_timeout or 0,
         total_timeout=45 if req.total_timeout is None else req.total_timeout,
@@ -173,10 +163,8 @@ async def execute(
     session_id: str, req: ExecuteRequest, request: Request, service: ServiceDep, tenant: TenantDep
 ) -> Response:
     """Run code in the session; NDJSON lines as outputs come if asked (stream or Accept)."""
-    cfg = service.config
-    check_size(cfg, req.code)
-    session = await service.require_sessions().use(session_id, tenant)
-    execution = await session.execute(req.code, timeout(cfg, req.timeout))
+    execution = await usecases.execute_in_session(service, session_id, tenant, req.code,
+                                                  req.timeout)  # fmt: skip
     if req.stream or NDJSON in request.headers.get("accept", ""):
         return StreamingResponse(lines(execution, session_id), media_type=NDJSON)
     result = await fold(execution, request)
@@ -291,21 +279,12 @@ async def run_code_in_session(
     forwarded = await peers.forward_run(request, req.session_id)
     if forwarded is not None:
         return forwarded
-    session = await service.require_sessions().use(req.session_id, tenant_of(request))
-    language = service.registry.get(req.language).name
-    if language != session.language:
-        raise InvalidRequest(f"session {req.session_id} runs {session.language}, not {language}")
-    if req.stdin or req.test_cases is not None:
-        raise InvalidRequest("stdin and test_cases do not go with session_id: a session has none")
-    cfg = service.config
-    check_size(cfg, req.code)
-    limit = timeout(cfg, req.run_timeout or req.timeout, "run_timeout")
-    for path, data in decode_files(req.files).items():
-        await asyncio.to_thread(session.box.put_file, path, data)
-    result = await session.run(req.code, limit)
-    out = convert.run_code_response(req.session_id, result)
+    ran = await usecases.run_in_session(
+        service, req.session_id, tenant_of(request), req.language, req.code, stdin=req.stdin,
+        test_cases=req.test_cases is not None, files=decode_files(req.files),
+        fetch=tuple(req.fetch_files or ()), run_timeout=req.run_timeout or req.timeout,
+    )  # fmt: skip
+    out = convert.run_code_response(req.session_id, ran.result)
     if req.fetch_files:
-        budget = service.jail.config.fetch_budget if service.jail else 0
-        files = await asyncio.to_thread(session.box.read_back, tuple(req.fetch_files), budget)
-        out.files = {k: base64.b64encode(v).decode() for k, v in files.items()}
+        out.files = {k: base64.b64encode(v).decode() for k, v in ran.files.items()}
     return out

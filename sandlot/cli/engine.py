@@ -68,6 +68,7 @@ def run(
     from sandlot.api import convert
     from sandlot.executor import CodeRequest
     from sandlot.service import Service
+    from sandlot.usecases import run as run_code
 
     cfg = load_config(config, slots=1)
     service = Service(cfg).start()
@@ -79,8 +80,7 @@ def run(
             run_timeout=timeout, memory_mb=memory,
         )  # fmt: skip
         try:
-            executor = service.require_executor()
-            result = asyncio.run(executor.execute(req))
+            result = asyncio.run(run_code(service, req))
         except SandlotError as exc:
             raise fail(str(exc)) from None
     finally:

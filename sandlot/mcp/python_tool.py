@@ -21,12 +21,12 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from starlette.types import Receive, Scope, Send
 
-from sandlot.api.sessions import check_size, timeout
 from sandlot.errors import NotFound
 from sandlot.mcp import caller
 from sandlot.mcp.shape import clip, tool_errors
 from sandlot.service import Service
 from sandlot.sessions import Session
+from sandlot.usecases import check_size, timeout
 
 PREFIX = "/python"
 CONVERSATION_HEADER = "x-session-id"

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from sandlot import usecases
 from sandlot.api import convert
 from sandlot.api.judge import eval_result, judge_config
 from sandlot.mcp import shape
@@ -108,7 +109,7 @@ def register(server: MCPServer, service: Service) -> None:
                 fetch_files=fetch_files, run_timeout=run_timeout,
                 compile_timeout=compile_timeout, memory_limit_MB=memory_limit_MB,
             )  # fmt: skip
-            execution = await service.require_executor().execute(convert.code_request(req))
+            execution = await usecases.run(service, convert.code_request(req))
             out = convert.response(execution)
             notes: list[str] = []
             text, res = run_text(out, notes)
@@ -138,8 +139,8 @@ def register(server: MCPServer, service: Service) -> None:
                 language=language, code=code, test_cases=test_cases, run_timeout=run_timeout,
                 memory_limit_MB=memory_limit_MB,
             )  # fmt: skip
-            executor = service.require_executor()
-            run = await executor.run_tests(convert.code_request(req), convert.test_cases(req))
+            code_req = convert.code_request(req)
+            run = await usecases.run_tests(service, code_req, convert.test_cases(req))
             out = convert.test_response(run)
             notes: list[str] = []
             text, res = run_text(out, notes)
@@ -170,7 +171,7 @@ def register(server: MCPServer, service: Service) -> None:
         verdict, the reason, and each test's outcome."""
         with tool_errors():
             cfg = judge_config(TestConfig(), language)
-            result = await service.judge.submit(dataset, problem_id, completion, cfg)
+            result = await usecases.submit(service, dataset, problem_id, completion, cfg)
             out = eval_result(result, simple=True)
             notes: list[str] = []
             res = JudgeResult.model_validate(out.model_dump())

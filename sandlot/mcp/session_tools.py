@@ -18,12 +18,12 @@ from mcp.types import CallToolResult, ContentBlock, ImageContent, ToolAnnotation
 from pydantic import Field
 
 from sandlot.api import session_convert as convert
-from sandlot.api.sessions import check_size, timeout
 from sandlot.errors import InvalidRequest, TooLarge
 from sandlot.mcp import caller, shape
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
 from sandlot.sessions import Result, Session
+from sandlot.usecases import execute_in_session
 from sandlot.wire.sessions import (
     ExecuteResponse,
     FileWritten,
@@ -153,10 +153,8 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         """Run code in a session, keeping its state; outputs stream as progress while it runs.
         Returns stdout, stderr, the cell's value, any error, and figures as images."""
         with tool_errors():
-            cfg = service.config
-            check_size(cfg, code)
-            session = await mine(ctx, session_id)
-            execution = await session.execute(code, timeout(cfg, timeout_s))
+            tenant = caller.owner(ctx).tenant
+            execution = await execute_in_session(service, session_id, tenant, code, timeout_s)
             result = Result()
             try:
                 async for event in execution:

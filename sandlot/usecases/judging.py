@@ -1,5 +1,5 @@
-"""Evaluation: many samples of one dataset judged by this machine's engine, and the results file
-an interrupted evaluation resumes from.
+"""Judging: one completion (`/submit`, the MCP judge tool), many samples of one dataset by this
+machine's engine, and the results file an interrupted evaluation resumes from.
 
 `POST /evaluate`, `sandlot eval` (its local engine) and the Ray actor of `sandlot eval --ray` all
 judge through `evaluate`: every problem id is checked before anything runs, then the samples are
@@ -41,6 +41,13 @@ class Judged:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "record", record(self.sample, self.result))
+
+
+async def submit(
+    service: Service, dataset: str, problem_id: str | int, completion: str, cfg: JudgeConfig
+) -> EvalResult:
+    """One completion judged on one problem of `dataset`."""
+    return await service.judge.submit(dataset, problem_id, completion, cfg)
 
 
 def check_ids(judge: Judge, dataset: str, samples: Iterable[Sample], cfg: JudgeConfig) -> None:

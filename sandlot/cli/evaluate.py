@@ -25,7 +25,6 @@ from sandlot.errors import SandlotError
 
 if TYPE_CHECKING:  # the judge is imported by the commands that judge, not by every command
     from sandlot.judge.batch import Sample
-    from sandlot.wire.judge import EvalResult
 
     Done = Callable[[Sample, dict[str, Any]], None]
 
@@ -101,6 +100,7 @@ async def run_remote(
     language: str | None, concurrency: int, on_done: Done,
 ) -> None:  # fmt: skip
     from sandlot.client import AsyncClient
+    from sandlot.usecases import answer_record
 
     gate = asyncio.Semaphore(concurrency)
     async with AsyncClient(urls, timeout=600) as client:  # the least busy server takes each
@@ -109,23 +109,9 @@ async def run_remote(
             async with gate:
                 res = await client.submit(dataset, sample.id, sample.completion,
                                           language=language, extra=extra)  # fmt: skip
-            extra_out = res.extra or {}
-            on_done(sample, {
-                "id": sample.id, "sample": sample.index, "accepted": res.accepted,
-                "verdict": extra_out.get("verdict"), "reason": extra_out.get("reason"),
-                "extracted_type": res.extracted_type,
-                "dataset": extra_out.get("dataset") or dataset,
-                "language": extra_out.get("language"), "run_time": wire_run_time(res),
-            })  # fmt: skip
+            on_done(sample, answer_record(sample, res, dataset))
 
         await asyncio.gather(*(one(s) for s in samples))
-
-
-def wire_run_time(result: EvalResult) -> float | None:
-    """Seconds a /submit answer's tests ran, as batch.run_time counts them locally."""
-    runs = [t.exec_info.run_result for t in result.tests]
-    times = [r.execution_time for r in runs if r is not None and r.execution_time is not None]
-    return round(sum(times), 6) if times else None
 
 
 def datasets_command(

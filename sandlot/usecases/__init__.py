@@ -13,7 +13,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sandlot.usecases.judging import Judged, ResultsFile, check_ids, evaluate, submit
+    from sandlot.usecases.judging import (
+        Judged,
+        ResultsFile,
+        answer_record,
+        check_ids,
+        evaluate,
+        submit,
+    )
     from sandlot.usecases.running import repo_tests, run, run_batch, run_tests
     from sandlot.usecases.sessions import (
         SessionRun,
@@ -25,7 +32,7 @@ if TYPE_CHECKING:
     )
 
 _MODULES = {
-    "judging": ["Judged", "ResultsFile", "check_ids", "evaluate", "submit"],
+    "judging": ["Judged", "ResultsFile", "answer_record", "check_ids", "evaluate", "submit"],
     "running": ["repo_tests", "run", "run_batch", "run_tests"],
     "sessions": ["SessionRun", "check_size", "execute_in_session", "run_in_session",
                  "run_jupyter", "timeout"],
@@ -35,6 +42,7 @@ __all__ = [
     "Judged",
     "ResultsFile",
     "SessionRun",
+    "answer_record",
     "check_ids",
     "check_size",
     "evaluate",

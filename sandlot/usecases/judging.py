@@ -4,7 +4,8 @@ machine's engine, and the results file an interrupted evaluation resumes from.
 `POST /evaluate`, `sandlot eval` (its local engine) and the Ray actor of `sandlot eval --ray` all
 judge through `evaluate`: every problem id is checked before anything runs, then the samples are
 judged `slots * 2` at a time (one waits in the queue for each that runs, so a slot never idles
-between two), and each judged sample is recorded as the line a results file holds.
+between two), and each judged sample is recorded as the line a results file holds
+(`answer_record` makes the same line of a sample a server judged, for `sandlot eval --server`).
 
 A result is reused only for the same sample judged the same way: each line carries a fingerprint
 of the dataset, the judging options and the completion, so a samples file rewritten with other
@@ -27,6 +28,7 @@ from sandlot.judge.batch import Sample, judge_many, record
 if TYPE_CHECKING:
     from sandlot.judge import EvalResult, Judge, JudgeConfig
     from sandlot.service import Service
+    from sandlot.wire.judge import EvalResult as Answer
 
 Record = dict[str, Any]
 
@@ -76,6 +78,20 @@ async def evaluate(
     concurrency = max(1, service.config.slots * 2)
     results = await judge_many(judge, dataset, samples, cfg, concurrency, done)
     return [Judged(s, r) for s, r in zip(samples, results, strict=True)]
+
+
+def answer_record(sample: Sample, answer: Answer, dataset: str) -> Record:
+    """The results line of a sample a server judged (its `/submit` answer): the line `record`
+    makes of a local verdict, from the wire."""
+    extra = answer.extra or {}
+    runs = [t.exec_info.run_result for t in answer.tests]
+    times = [r.execution_time for r in runs if r is not None and r.execution_time is not None]
+    return {
+        "id": sample.id, "sample": sample.index, "accepted": answer.accepted,
+        "verdict": extra.get("verdict"), "reason": extra.get("reason"),
+        "extracted_type": answer.extracted_type, "dataset": extra.get("dataset") or dataset,
+        "language": extra.get("language"), "run_time": round(sum(times), 6) if times else None,
+    }  # fmt: skip
 
 
 def fingerprint(dataset: str, language: str | None, extra: dict[str, Any], sample: Sample) -> str:

@@ -46,6 +46,7 @@ class Listener(Protocol):
     def error(self, kind: str) -> None: ...
     def sessions_held(self, live: int, paused: int) -> None: ...
     def branched(self, kind: str, seconds: float) -> None: ...
+    def state_kept(self, op: str, wall: float, cpu: float) -> None: ...
 
 
 LISTENERS: list[Listener] = []
@@ -130,3 +131,9 @@ def branched(kind: str, seconds: float) -> None:
     """A session was snapshotted, forked, paused or resumed (`kind`), in `seconds`."""
     for listener in LISTENERS:
         listener.branched(kind, seconds)
+
+
+def state_kept(op: str, wall: float, cpu: float) -> None:
+    """A session's agent did a snapshot's `op` in `wall` seconds, its box using `cpu`."""
+    for listener in LISTENERS:
+        listener.state_kept(op, wall, cpu)

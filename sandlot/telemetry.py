@@ -123,14 +123,12 @@ class Metrics:
     def branched(self, kind: str, seconds: float) -> None:
         BRANCHED.labels(kind).observe(seconds)
 
+    def state_kept(self, op: str, wall: float, cpu: float) -> None:
+        STATE_SECONDS.labels(op, "wall").observe(wall)
+        STATE_SECONDS.labels(op, "cpu").observe(cpu)
+
 
 events.listen(Metrics())
-
-
-def state_kept(op: str, wall: float, cpu: float) -> None:
-    """A session's agent did a snapshot's `op` in `wall` seconds, its box using `cpu`."""
-    STATE_SECONDS.labels(op, "wall").observe(wall)
-    STATE_SECONDS.labels(op, "cpu").observe(cpu)
 
 
 def answered(endpoint: str, status: int, seconds: float) -> None:

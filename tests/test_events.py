@@ -12,9 +12,11 @@ from sandlot import events, telemetry
 from sandlot.jail.spec import Limit, Outcome
 from tests.conftest import ROOT
 
-ENGINE = ("sandlot.executor.runner", "sandlot.executor.admission", "sandlot.judge.engine",
-          "sandlot.sessions.manager", "sandlot.service", "sandlot.usecases.judging",
-          "sandlot.usecases.running", "sandlot.usecases.sessions")  # fmt: skip
+ENGINE = (
+    "sandlot.executor.runner", "sandlot.executor.admission", "sandlot.judge.engine",
+    "sandlot.sessions.manager", "sandlot.sessions.session", "sandlot.service",
+    "sandlot.usecases.judging", "sandlot.usecases.running", "sandlot.usecases.sessions",
+)  # fmt: skip
 
 BLOCKED = """
 import importlib.abc, sys
@@ -64,6 +66,9 @@ def test_the_servers_metrics_hear_the_engines_events() -> None:
     events.ran("c", "run", Outcome(exit_code=None, signal=9, wall_time=0.5, cpu_time=0.1,
                                    memory_peak=1 << 20, limit=Limit.MEMORY))  # fmt: skip
     assert value("sandlot_exec_time_seconds_count", **labels) == runs + 1
+    saves = value("sandlot_session_state_seconds_count", op="save", clock="cpu")
+    events.state_kept("save", 0.2, 0.1)
+    assert value("sandlot_session_state_seconds_count", op="save", clock="cpu") == saves + 1
 
 
 def test_a_run_lands_on_the_request_it_serves() -> None:

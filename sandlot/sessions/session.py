@@ -19,7 +19,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from sandlot import telemetry
+from sandlot import events as engine_events
 from sandlot.errors import SessionEnded
 from sandlot.jail.layers import Frozen
 from sandlot.jail.live import LiveBox, LiveBoxes, Pipes
@@ -212,7 +212,7 @@ class Session:
             self.touch()
             after = self._cpu_ns()
             if cpu is not None and after is not None:
-                telemetry.state_kept(op, time.monotonic() - began, (after - cpu) / 1e9)
+                engine_events.state_kept(op, time.monotonic() - began, (after - cpu) / 1e9)
             return event
 
     def _cpu_ns(self) -> int | None:

@@ -634,3 +634,58 @@ def test_d_programs_get_sandboxfusions_prelude(api: httpx.Client) -> None:
 # The shipped datasets this module attacks (tests/test_battery_coverage.py checks that every
 # shipped dataset is attacked by some module); `mine_*` are rows sent in provided_data.
 COVERS = frozenset(case.dataset for case in CASES.values() if not case.dataset.startswith("mine_"))
+
+
+# -- one program: rows whose tests no splitter can take apart ------------------------------------
+# An `#<INSERT>` row sent in provided_data (MBXPDataset, AutoEvalDataset) whose slot lies inside
+# the tests' main has no unit of its own for the answer (it is statements): its text is pasted into
+# the program, which the in-text guard seals (integrity.py, rows ("*", "cpp") and ("*", "rust")).
+# Such a row is `unsealed`: these hacks pass it, and strict refuses it unless the request opts in.
+
+CPP_IN_MAIN = ("#include <bits/stdc++.h>\nusing namespace std;\nint main() {\n#<INSERT>\n"
+               "    assert(add(1, 2) == 3);\n}\n")  # fmt: skip
+RUST_IN_MAIN = "fn main() {\n#<INSERT>\n    assert_eq!(add(1, 2), 3);\n}\n"
+CPP_LAMBDA = "auto add = [](int a, int b) { return a - b; };\n"
+RUST_CLOSURE = "let add = |a: i32, b: i32| a - b;\n"
+ONE_PROGRAM = {
+    "cpp_slot_in_main_macro_empties_assert": (
+        "cpp",
+        CPP_IN_MAIN,
+        CPP_LAMBDA,
+        "#undef assert\n#define assert(x) ((void)0)\n" + CPP_LAMBDA,
+    ),
+    "rust_slot_in_main_macro_shadows_assert_eq": (
+        "rust",
+        RUST_IN_MAIN,
+        RUST_CLOSURE,
+        "macro_rules! assert_eq {\n    ($($t:tt)*) => {};\n}\n" + RUST_CLOSURE,
+    ),
+}
+
+
+def one_program_row(language: str, template: str) -> dict:
+    labels = {"programming_language": language, "execution_language": language}
+    return {"id": 1, "content": "", "test": {"code": template}, "labels": labels}
+
+
+def submit_row(api: httpx.Client, language: str, template: str, code: str, **extra: Any):
+    config = {"dataset_type": "MBXPDataset", "compile_timeout": 120,
+              "provided_data": [one_program_row(language, template)], "extra": extra}  # fmt: skip
+    body = {"dataset": "mine_one_program", "id": 1, "completion": fenced(language, code),
+            "config": config}  # fmt: skip
+    return api.post("/submit", json=body)
+
+
+@pytest.mark.parametrize("attack", ONE_PROGRAM)
+def test_one_program_rows_are_unsealed_and_refused_under_strict(api: httpx.Client,
+                                                                 attack: str) -> None:  # fmt: skip
+    language, template, wrong, hack = ONE_PROGRAM[attack]
+    right = submit_row(api, language, template, wrong.replace("a - b", "a + b")).json()
+    assert right["accepted"], right
+    control = submit_row(api, language, template, wrong).json()
+    assert not control["accepted"], control
+    hacked = submit_row(api, language, template, hack).json()
+    # the hack passes: nothing keeps an answer pasted into the tests' unit from their names
+    assert hacked["accepted"] and hacked["extra"]["integrity"] == "unsealed", hacked
+    refused = submit_row(api, language, template, hack, strict=True)
+    assert refused.status_code == 400 and "allow_unsealed" in refused.text, refused.text

@@ -189,6 +189,8 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
 }
 
 _BATTERY = "tests/test_reward_hacks_native.py"
+# The same, for a program whose tests share the answer's unit, module or package.
+_SHARED_MEMORY = "its code can read and write the process's memory (the seal's secret among it)"
 _MEMORY = (
     "the answer's code runs in the harness's process: it can read and write that process's "
     "memory (the masked secret, the sites' marks, the stack the tests return through) by "
@@ -299,15 +301,32 @@ TABLE: dict[tuple[str, str], Integrity] = {
     },
     **{
         ("*", lang): Integrity(
-            Level.IN_PROCESS,
+            Level.UNSEALED,
             sealed_by="statements in the program's text: the secret read before any code under "
             "test runs, the seal written at the end of the tests' main",
             attests="the tests' main ran to its end",
-            split="",
-            out_of_reach=_IN_PROCESS_REACH,
-            tests="tests/test_integrity.py",
+            split="none: the answer's text is pasted into the tests' program (an `#<INSERT>` row "
+            "whose slot lies in the tests' main, sent in provided_data; every shipped row of "
+            f"{name} is split)",
+            out_of_reach=f"the answer shares the tests' unit: {reach}",
+            tests="tests/test_reward_hacks_native.py::"
+            "test_one_program_rows_are_unsealed_and_refused_under_strict",
         )
-        for lang in ("cpp", "rust")
+        for lang, name, reach in (
+            (
+                "cpp",
+                "C++",
+                "its macros rename or empty the tests' assertions (`#define assert`), "
+                "and it may define the runtime's names (an assertion handler, `abort`) or read the "
+                "seal's secret through its symbol",
+            ),
+            (
+                "rust",
+                "Rust",
+                "a `macro_rules!` of its own shadows the tests' assert macros for the "
+                "rest of main, and the seal's functions and secret are in its scope",
+            ),
+        )
     },
     **{
         ("*", lang): Integrity(
@@ -372,10 +391,32 @@ TABLE: dict[tuple[str, str], Integrity] = {
             sealed_by="the test framework's own hook, once it reported every test passed",
             attests="the framework's counts of passed, failed and skipped tests",
             split="",
-            out_of_reach=_IN_PROCESS_REACH,
+            out_of_reach=reach,
             tests="tests/test_integrity.py",
         )
-        for lang in ("pytest", "jest", "go_test", "catch2", "D_ut")
+        for lang, reach in (
+            ("pytest", _IN_PROCESS_REACH),
+            ("jest", _IN_PROCESS_REACH),
+            # No shipped row of these comes here (the splits take them: SPLIT_NATIVE); a row
+            # sent in provided_data whose tests no splitter takes does.
+            (
+                "go_test",
+                "the answer is in the tests' package: its init and TestMain run before "
+                "(or instead of) the tests, and its names are theirs; and " + _SHARED_MEMORY,
+            ),
+            (
+                "catch2",
+                "the answer shares the tests' unit: its macros rename Catch's and the "
+                "tests' names, its overloads and specializations reach their comparisons; and "
+                + _SHARED_MEMORY,
+            ),
+            (
+                "D_ut",
+                "the answer is in the tests' module: its unittest blocks run with theirs, it "
+                "may install its own module unit tester, and its overloads are theirs; and "
+                + _SHARED_MEMORY,
+            ),
+        )
     },
     ("*", "junit"): Integrity(
         Level.IN_PROCESS,

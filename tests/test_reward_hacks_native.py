@@ -269,6 +269,11 @@ CASES: dict[str, Case] = {
         "multiple_d", "HumanEval_0_has_close_elements", fenced("d", D_WRONG),
         fenced("d", "import core.stdc.stdlib : exit;\npragma(crt_constructor) extern (C) void "
                "sandlot_leave()\n{\n    exit(0);\n}\n" + D_WRONG)),
+    "d_returns_a_type_equal_to_anything": Case(
+        "multiple_d", "HumanEval_0_has_close_elements", fenced("d", D_WRONG),
+        fenced("d", "struct Yes\n{\n    bool opEquals(bool) const\n    {\n        return true;\n"
+               "    }\n}\nYes has_close_elements(float[] numbers, float threshold)\n{\n"
+               "    return Yes();\n}\n"), "undefined identifier"),
     "d_interposes_the_assertion_handler": Case(
         "multiple_d", "HumanEval_0_has_close_elements", fenced("d", D_WRONG),
         fenced("d", "extern (C) void _d_assert_msg(string, string, uint)\n{\n}\n"

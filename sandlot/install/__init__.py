@@ -12,7 +12,8 @@ The steps, in the order STEPS runs them: `apt.py` (Debian's packages), `python.p
 Python), `go.py` (the toolchain and its warm build cache), `gomod.py` (the Go module set),
 `node.py` (npm packages, jest's files), `jars.py` (the JVM rows' jars), `jvm.py` (class-data
 archives), `ruby.py` and `r.py` (the boot files Ruby and R start from), `rust.py` (the Rust
-toolchain and crate set), `catch2.py` (its main and header); `egress.py` keeps the host's own
+toolchain and crate set), `catch2.py` (its main and header), `cpp_prelude.py` (the judge's C++
+headers precompiled); `egress.py` keeps the host's own
 squid service off (sandlot runs its own).
 What they share: `step.py` (Setup, Step, SetupError), `process.py` (running commands, with
 Debian's PATH), `files.py` (stamps, putting builds in place), `rows.py` (which rows a run and a
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from sandlot.install.apt import ensure_apt
 from sandlot.install.catch2 import ensure_catch2
+from sandlot.install.cpp_prelude import ensure_cpp_prelude
 from sandlot.install.egress import ensure_squid_quiet
 from sandlot.install.go import ensure_go, ensure_go_cache
 from sandlot.install.gomod import ensure_go_modules
@@ -42,7 +44,7 @@ from sandlot.install.rust import ensure_rust_crates, ensure_rust_toolchain
 from sandlot.install.sets import Mirrors
 from sandlot.install.step import MIRRORS_DEFAULT, Setup, SetupError, Step
 from sandlot.languages.jvm import JARS_DIR
-from sandlot.languages.native import CATCH2_DIR, CRATES, GO_MODULES
+from sandlot.languages.native import CATCH2_DIR, CPP_PRELUDE_DIR, CRATES, GO_MODULES
 from sandlot.languages.scripting import R_DIR, RUBY_DIR
 
 __all__ = ["STEPS", "Mirrors", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
@@ -62,6 +64,7 @@ STEPS: tuple[Step, ...] = (
     Step("rust toolchain", rows_with("packages", CRATES), ensure_rust_toolchain),
     Step("rust crates", rows_with("packages", CRATES), ensure_rust_crates),
     Step("catch2", rows_using(CATCH2_DIR), ensure_catch2),
+    Step("cpp prelude", rows_using(CPP_PRELUDE_DIR), ensure_cpp_prelude),
 )
 
 

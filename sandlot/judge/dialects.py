@@ -33,6 +33,7 @@ from sandlot.judge.split import cpp as split_cpp
 from sandlot.judge.split import d as split_d
 from sandlot.judge.split import go as split_go
 from sandlot.judge.split import rust as split_rust
+from sandlot.languages.native import CPP_PRELUDE
 
 # C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`, D's `Tuple!(long, long)`,
 # C#'s `(int, string)`), the name, its parameters, and no `;` after them on that line; a
@@ -44,12 +45,7 @@ C_DECLARATION = (
     r"[*&]?{n}\s*\((?:[^;]*$|[^;{{}}]*\)[^;{{}}]*\{{)"  # (a body opening on that line)
 )
 # Headers HumanEval-X's C++ tests use without including them.
-CPP_HEADERS = "".join(
-    f"#include <{h}>\n"
-    for h in ("stdlib.h", "algorithm", "math.h", "stdio.h", "vector", "string", "climits",
-              "cstring", "iostream", "map", "set", "unordered_map", "unordered_set", "numeric",
-              "sstream", "cassert", "cmath", "utility", "tuple", "stack", "queue", "deque")
-)  # fmt: skip
+CPP_HEADERS = CPP_PRELUDE
 
 # (row, answer's code, whether it is a whole solution, the guarded tests) -> the program
 Splice = Callable[[Row, str, bool, str], str]

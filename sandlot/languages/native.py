@@ -2,7 +2,8 @@
 Catch2's tests), Go, Rust, D, Haskell and Fortran.
 
 `sandlot setup` builds what some of them link with, from the settings here (sandlot/install/): Go's
-prewarmed build cache, the Rust crates, Catch2's main and precompiled header.
+prewarmed build cache, the Rust crates, Catch2's main and precompiled header, the
+precompiled prelude of the judge's C++ split builds.
 """
 
 from __future__ import annotations
@@ -91,17 +92,35 @@ GLIBC = ("/usr/lib/*-linux-gnu/libc.so.6", "/usr/lib/*-linux-gnu/libm.so.6",
          "/usr/lib/gcc/*-linux-gnu/*/libgcc_eh.a", "/usr/lib/*-linux-gnu/Scrt1.o",
          "/usr/lib/*-linux-gnu/crt[in].o", "/usr/lib/gcc/*-linux-gnu/*/crt*S.o")  # fmt: skip
 CPP_FLAGS = "-std=c++17 -O2"
+# Headers HumanEval-X's C++ tests use without including them: both units of its split builds
+# begin with them. `sandlot setup` precompiles them (install/cpp_prelude.py) with CPP_FLAGS into
+# CPP_PRELUDE_DIR, which boxes see read-only; a unit whose text begins with exactly the header's
+# bytes is compiled with the precompiled header first (g++ checks it fits its version and flags,
+# else reads the header's text, the same text). What it declares is what the unit's own
+# `#include` lines would: every one of these headers is guarded (or, as <cassert>, the same again).
+CPP_PRELUDE = "".join(
+    f"#include <{h}>\n"
+    for h in ("stdlib.h", "algorithm", "math.h", "stdio.h", "vector", "string", "climits",
+              "cstring", "iostream", "map", "set", "unordered_map", "unordered_set", "numeric",
+              "sstream", "cassert", "cmath", "utility", "tuple", "stack", "queue", "deque")
+)  # fmt: skip
+CPP_PRELUDE_DIR = "{runtime}/cpp-prelude"
+_PRELUDE_H = f"{CPP_PRELUDE_DIR}/sandlot_prelude.hpp"
+# `pch UNIT` prints the flag that includes the precompiled prelude when UNIT begins with it.
+_PCH = (
+    f'pch() {{{{ [ -f {_PRELUDE_H}.gch ] && head -c "$(wc -c < {_PRELUDE_H})" "$1" | '
+    f'cmp -s - {_PRELUDE_H} && echo "-include {_PRELUDE_H}"; }}}}; '
+)
 # objcopy fails on an empty list of symbols: run only when the checker listed some.
 LOCALIZE = "{{ [ ! -s local.syms ] || /usr/bin/objcopy --localize-symbols=local.syms answer.o; }}"
 CPP_SPLIT = Split(
     answer="answer.cpp",
-    harness=("/bin/sh", "-c", f"/usr/bin/g++ {CPP_FLAGS} -c main.cpp -o harness.o && "
-             f"{CHECK} summarize harness.o > harness.syms"),
+    harness=("/bin/sh", "-c", f"{_PCH}/usr/bin/g++ {CPP_FLAGS} $(pch main.cpp) -c main.cpp "
+             f"-o harness.o && {CHECK} summarize harness.o > harness.syms"),
     harness_artifacts=("harness.o", "harness.syms"),
-    build=("/bin/sh", "-c", f"/usr/bin/g++ {CPP_FLAGS} -c answer.cpp -o answer.o && "
-           f"{CHECK} check harness.syms .sandlot_runtime.syms --private local.syms answer.o && "
-           f"{LOCALIZE} && "
-           "exec /usr/bin/g++ -o main harness.o answer.o -lpthread"),
+    build=("/bin/sh", "-c", f"{_PCH}/usr/bin/g++ {CPP_FLAGS} $(pch answer.cpp) -c answer.cpp "
+           f"-o answer.o && {CHECK} check harness.syms .sandlot_runtime.syms --private local.syms "
+           f"answer.o && {LOCALIZE} && exec /usr/bin/g++ -o main harness.o answer.o -lpthread"),
     runtime=(*GLIBC, "/usr/lib/*-linux-gnu/libstdc++.so.6"),
 )  # fmt: skip
 
@@ -151,6 +170,7 @@ ROWS: tuple[Language, ...] = (
         apt=("g++", "libboost-dev"),
         summary="g++, C++17, -O2, pthread, Boost's headers",
         split=CPP_SPLIT,
+        binds=(CPP_PRELUDE_DIR,),
     ),
     Language(
         name="catch2",

@@ -20,6 +20,7 @@ from functools import cache
 from sandlot.executor.seal import SEAL_FILE
 from sandlot.judge import braces
 from sandlot.judge.split import Built, Side, Site, call_sites, mark_sites, matching, view
+from sandlot.languages.native import CPP_PRELUDE
 
 ANSWER = "answer.cpp"  # the cpp row's Split.answer
 HARNESS = "main.cpp"
@@ -99,7 +100,10 @@ def split(side: Side) -> Built | str | None:
     tests = mark_sites(side.tests, sites, _mark)
     tests, args = _as_function(tests)
     guard = _GUARD.replace("@SITES@", str(max(1, len(sites)))).replace("@SEAL@", SEAL_FILE)
-    harness = f"{guard}{side.head}{prototypes}\n{tests}\n{_MAIN.replace('@ARGS@', args)}"
+    # The dataset's prelude first when it is the one precompiled (languages/native.py), so that
+    # the harness's compile starts from it too; any other prelude after the seal's guard.
+    first, head = (side.head, "") if side.head == CPP_PRELUDE else ("", side.head)
+    harness = f"{first}{guard}{head}{prototypes}\n{tests}\n{_MAIN.replace('@ARGS@', args)}"
     return Built(answer, {HARNESS: harness.encode()}, len(sites) or None,
                  view({ANSWER: answer, HARNESS: harness}))  # fmt: skip
 

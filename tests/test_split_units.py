@@ -20,7 +20,7 @@ from sandlot.judge.families import reference
 from sandlot.judge.plans import JudgeConfig, Program
 from sandlot.judge.split import Side, cpp, d, go, rust
 from sandlot.languages import LANGUAGES, Registry
-from sandlot.languages.native import CPP_SPLIT
+from sandlot.languages.native import CPP_PRELUDE, CPP_SPLIT
 
 DATASETS = Datasets(Registry(LANGUAGES, "/opt/sandlot"))
 JUDGE = Judge(DATASETS, lambda: None)  # type: ignore[arg-type,return-value]
@@ -230,3 +230,38 @@ def test_go_refuses_what_reaches_past_the_standard_library() -> None:
     code = 'package main\nimport (\n "unsafe"\n)\nfunc F() int { return int(unsafe.Sizeof(1)) }'
     side = Side(code, True, "", "func TestF(t *testing.T) {}\n", "func F() int {\n")
     assert "standard library only" in str(go.split(side))
+
+
+# -- the precompiled C++ prelude ------------------------------------------------------------------
+
+
+def pch_flag(runtime: Path, unit: str) -> str:
+    """What the cpp row's split build passes g++ for `unit` (its `pch` function, run here)."""
+    script = CPP_SPLIT.build[2].format(runtime=runtime)
+    function = script[: script.index("}; ") + 3]
+    (runtime / "unit.cpp").write_text(unit)
+    done = subprocess.run(["/bin/sh", "-c", f"{function}pch unit.cpp"], cwd=runtime,
+                          capture_output=True, text=True)  # fmt: skip
+    return done.stdout.strip()
+
+
+def test_the_precompiled_prelude_is_included_only_in_units_that_begin_with_it(
+    tmp_path: Path,
+) -> None:
+    prelude = tmp_path / "cpp-prelude" / "sandlot_prelude.hpp"
+    prelude.parent.mkdir()
+    prelude.write_text(CPP_PRELUDE)
+    body = "int f() { return 1; }\n"
+    assert pch_flag(tmp_path, CPP_PRELUDE + body) == ""  # not built: the header's text alone
+    Path(f"{prelude}.gch").write_bytes(b"")
+    assert pch_flag(tmp_path, CPP_PRELUDE + body) == f"-include {prelude}"
+    # a unit that begins otherwise (a macro first, one header fewer) gets nothing before it
+    assert pch_flag(tmp_path, "#define private public\n" + CPP_PRELUDE + body) == ""
+    assert pch_flag(tmp_path, CPP_PRELUDE.split("\n", 1)[1] + body) == ""
+    assert pch_flag(tmp_path, body) == ""
+
+
+def test_both_units_of_a_humaneval_x_cpp_split_begin_with_the_prelude() -> None:
+    job = assembled("humaneval_x_cpp", "CPP/0")
+    assert job.harness is not None and job.code.startswith(CPP_PRELUDE)
+    assert job.harness[cpp.HARNESS].decode().startswith(CPP_PRELUDE)

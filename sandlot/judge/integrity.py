@@ -194,6 +194,7 @@ _MANAGED_ATTESTS = (
     "branch throws, rewritten to report to the seal), a number the judge counts in the tests' "
     "text; none where a `throw` stands elsewhere (then: main ran to its end)"
 )
+_CS_ASSERTED = "Debug.Assert, and each `if` whose branch throws,"
 _CLR_REACH = (
     "the answer runs in the harness's process: reflection reaches the seal's marks of the sites "
     "(not the secret, a local of Main), Marshal or /proc/self/mem its memory; a value it returns "
@@ -205,6 +206,32 @@ _SCALA_REACH = (
     "the secret, a local of main), Unsafe or /proc/self/mem its memory; a value it returns is "
     "compared with its own `==`/equals (a whole answer that changes the declared return type to "
     "a type of its own can make it lie)"
+)
+CSHARP_SPLIT = Integrity(
+    Level.SPLIT,
+    sealed_by="the harness's Main (its own source, main.exe): its first statement reads the "
+    "secret into a local, its last writes the seal",
+    attests=_MANAGED_ATTESTS.format(asserted="Debug.Assert, Trace.Assert"),
+    split="the answer is compiled alone into an assembly of its own (sandlot_answer.dll), which "
+    "the harness references under an extern alias only: no type of the answer's (a Main, a "
+    "Debug, a SandlotSeal, a `namespace System`) is in the harness's global namespace; the "
+    "tests call the answer's functions as SandlotAnswer::Problem.F(...), and its internals are "
+    "visible to them (InternalsVisibleTo), as in one file",
+    out_of_reach=_CLR_REACH,
+    tests="tests/test_reward_hacks_jvm.py",
+)
+SCALA_SPLIT = Integrity(
+    Level.SPLIT,
+    sealed_by="the harness's main (its own source file, main.scala): its first statement reads "
+    "the secret into a local, its last writes the seal",
+    attests=_MANAGED_ATTESTS.format(asserted="assert"),
+    split="the answer is a source file of its own in a package of its own (`package "
+    "sandlotanswer`; its own package clauses dropped), compiled in the same scalac run as the "
+    "harness, which never imports it: the tests call the answer's functions as "
+    "_root_.sandlotanswer.Problem.f(...), and nothing the answer declares (an object Main, an "
+    "`assert`, an object List, a package `sandlot`) is in their scope",
+    out_of_reach=_SCALA_REACH,
+    tests="tests/test_reward_hacks_jvm.py",
 )
 _BATTERY = "tests/test_reward_hacks_native.py"
 _MEMORY = (
@@ -345,40 +372,12 @@ TABLE: dict[tuple[str, str], Integrity] = {
             tests="tests/test_reward_hacks_jvm.py",
         )
         for lang, root, asserted, scope, reach in (
-            ("csharp", "global::", "Debug.Assert, and each `if` whose branch throws,", "class",
-             _CLR_REACH),
+            ("csharp", "global::", _CS_ASSERTED, "class", _CLR_REACH),
             ("scala", "_root_.sandlot", "assert", "object", _SCALA_REACH),
         )
     },
-    **{(family, lang): row for family in ("multiple", "insert") for lang, row in (
-        ("csharp", Integrity(
-            Level.SPLIT,
-            sealed_by="the harness's Main (its own source, main.exe): its first statement reads "
-            "the secret into a local, its last writes the seal",
-            attests=_MANAGED_ATTESTS.format(asserted="Debug.Assert, Trace.Assert"),
-            split="the answer is compiled alone into an assembly of its own "
-            "(sandlot_answer.dll), which the harness references under an extern alias only: no "
-            "type of the answer's (a Main, a Debug, a SandlotSeal, a `namespace System`) is in "
-            "the harness's global namespace; the tests call the answer's functions as "
-            "SandlotAnswer::Problem.F(...), and its internals are visible to them "
-            "(InternalsVisibleTo), as in one file",
-            out_of_reach=_CLR_REACH,
-            tests="tests/test_reward_hacks_jvm.py",
-        )),
-        ("scala", Integrity(
-            Level.SPLIT,
-            sealed_by="the harness's main (object Main, its own source file): its first statement "
-            "reads the secret into a local, its last writes the seal",
-            attests=_MANAGED_ATTESTS.format(asserted="assert"),
-            split="the answer is a source file of its own in a package of its own "
-            "(`package sandlotanswer`, its own package clauses dropped), compiled in the same "
-            "scalac run as the harness, which never imports it: the tests call the answer's "
-            "functions as _root_.sandlotanswer.Problem.f(...), and nothing the answer declares "
-            "(an object Main, an `assert`, a class List, a package `sandlot`) is in their scope",
-            out_of_reach=_SCALA_REACH,
-            tests="tests/test_reward_hacks_jvm.py",
-        )),
-    )},
+    **{(family, "csharp"): CSHARP_SPLIT for family in ("multiple", "insert")},
+    **{(family, "scala"): SCALA_SPLIT for family in ("multiple", "insert")},
     ("*", "java"): Integrity(
         Level.SPLIT,
         sealed_by="the harness's main (class Main, its own source file): its first statement "

@@ -141,6 +141,15 @@ class Managed:
     seal: str
 
 
+_CSHARP_SITES = sites.Dialect(
+    calls=("Debug.Assert", "Trace.Assert", "System.Diagnostics.Debug.Assert",
+           "System.Diagnostics.Trace.Assert"),
+    check="global::SandlotSeal.Check", fails="global::SandlotSeal.Fails",
+)  # fmt: skip
+_SCALA_SITES = sites.Dialect(calls=("assert",), check="_root_.sandlot.SandlotSeal.check",
+                             fails="_root_.sandlot.SandlotSeal.fails")  # fmt: skip
+_CSHARP_USING = r"^[ \t]*using\s+(?:static\s+)?[\w.]+(?:\s*=\s*[^;\n]+)?\s*;[ \t]*$"
+
 CSHARP = Managed(
     language="csharp",
     answer_file="answer.cs",
@@ -149,14 +158,10 @@ CSHARP = Managed(
     answer_head="",
     harness_head=f"extern alias {ANSWER_ALIAS};\n",
     qualified=ANSWER_ALIAS + "::{}",
-    directive=re.compile(r"^[ \t]*using\s+(?:static\s+)?[\w.]+(?:\s*=\s*[^;\n]+)?\s*;[ \t]*$", re.M),
+    directive=re.compile(_CSHARP_USING, re.M),
     package=re.compile(r"(?!)"),
     function=r"\b(?:static\s+)(?:[\w<>\[\],.?() ]+\s+)?({n})\s*(?:<[^>()]*>)?\s*\(",
-    sites=sites.Dialect(
-        calls=("Debug.Assert", "Trace.Assert", "System.Diagnostics.Debug.Assert",
-               "System.Diagnostics.Trace.Assert"),
-        check="global::SandlotSeal.Check", fails="global::SandlotSeal.Fails",
-    ),  # fmt: skip
+    sites=_CSHARP_SITES,
     read=f"string {SECRET} = global::SandlotSeal.Read();",
     end=f"global::SandlotSeal.End({SECRET});",
     seal=CSHARP_SEAL,
@@ -172,8 +177,7 @@ SCALA = Managed(
     directive=re.compile(r"^[ \t]*import\s+[^\n]*$", re.M),
     package=re.compile(r"^[ \t]*package\s+[\w.]+[ \t]*;?[ \t]*$", re.M),
     function=r"\bdef\s+({n})\b",
-    sites=sites.Dialect(calls=("assert",), check="_root_.sandlot.SandlotSeal.check",
-                        fails="_root_.sandlot.SandlotSeal.fails"),  # fmt: skip
+    sites=_SCALA_SITES,
     read=f"val {SECRET} = _root_.sandlot.SandlotSeal.read()",
     end=f"_root_.sandlot.SandlotSeal.end({SECRET})",
     seal=SCALA_SEAL,
@@ -308,8 +312,8 @@ _ACCESS = re.compile(r"\b(?:public|internal|protected)\b")
 def _internal(code: str, name: str) -> str:
     """A C# answer whose static function `name` is private (said, or by default) made internal:
     in SandboxFusion's one file the tests are in its class and call it."""
-    pattern = re.compile(r"(?m)^([ \t]*)((?:(?:private|static|unsafe|async|new)\s+)+)"
-                         rf"(?=[\w<>\[\],.?() ]*?\b{re.escape(name)}\s*(?:<[^>()]*>)?\s*\()")  # fmt: skip
+    declared = rf"(?=[\w<>\[\],.?() ]*?\b{re.escape(name)}\s*(?:<[^>()]*>)?\s*\()"
+    pattern = re.compile(r"(?m)^([ \t]*)((?:(?:private|static|unsafe|async|new)\s+)+)" + declared)
     out, last = [], 0
     blanked = braces.blank(code)
     for found in pattern.finditer(blanked):

@@ -211,7 +211,7 @@ ROWS: tuple[Language, ...] = (
             f"{SCALA_LIB}/scala-reflect.jar:{SCALA_LIB}/scala-xml.jar "
             "scala.tools.nsc.Main -nowarn -d classes -cp '.:*' main.scala "
             # the judge's split (sandlot/judge/split_managed.py): the answer's own file
-            f"$(for f in {SPLIT_DIR}/*.scala; do [ -e \"$f\" ] && printf '%s ' \"$f\"; done)",
+            f'$(for f in {SPLIT_DIR}/*.scala; do [ -e "$f" ] && printf \'%s \' "$f"; done)',
         ),
         artifacts=("classes", "main.object"),
         run=(

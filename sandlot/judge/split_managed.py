@@ -252,11 +252,12 @@ def multiple(
         return None
     owner = head.group(1)
     if whole:
+        # as the unsplit program had it: the answer's scope of that name (else its first, else
+        # its bare members) as the prompt's, without its own main or a usage example after it
         code = braces.drop_main(code, m.language)
-        if not re.search(rf"\b{m.scope}\s+{re.escape(owner)}\b", braces.blank(code)):
-            opened = (splices.csharp_open_class(code, prompt) if m is CSHARP
-                      else splices.open_scope(code, prompt, m.scope))  # fmt: skip
-            code = opened + "\n}\n"
+        opened = (splices.csharp_open_class(code, prompt) if m is CSHARP
+                  else splices.open_scope(code, prompt, m.scope))  # fmt: skip
+        code = opened + "\n}\n"
         # an answer cut off inside its scope (the drop of its own main took its end): closed
         blanked = braces.blank(code)
         code += "\n}" * max(0, blanked.count("{") - blanked.count("}"))

@@ -694,3 +694,15 @@ def test_tests_without_assertions_count_zero_which_never_passes() -> None:
     program, _, _ = _split(split_managed.CSHARP, CS_PROMPT, "        return a + b;\n", False,
                            tests)  # fmt: skip
     assert program.tests == 0
+
+
+def test_insert_calls_only_the_prompt_s_functions_from_outside() -> None:
+    template = ("object Main {\n#<INSERT>\n  def main(args: Array[String]): Unit = {\n"
+                "    println(f(1))\n    assert(f(1) == 2)\n  }\n}\n")  # fmt: skip
+    code = "    def f(x: Int): Int = x + 1\n    def println(x: Any): Unit = ()\n"
+    prompt = "```scala\nobject Main {\n    def f(x : Int) : Int = {\n```"
+    program = split_managed.insert(split_managed.SCALA, template, code, prompt)
+    assert program is not None and program.tests == 1
+    assert "println(_root_.sandlotanswer.Main.f(1))" in program.code  # the answer's println: no
+    # a prompt that declares no function: not split (the language's own row judges it)
+    assert split_managed.insert(split_managed.SCALA, template, code, "Write f.") is None

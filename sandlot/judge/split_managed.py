@@ -272,7 +272,8 @@ def multiple(
 def insert(m: Managed, template: str, code: str, prompt: str, **kw: Any) -> Program | None:
     """An `#<INSERT>` slot inside the tests' class (object) takes the members of the answer's
     one of that name (or its bare members), which become that holder in the answer's own unit,
-    whose functions the tests call from outside. Slots elsewhere are not split."""
+    whose functions (those the row's prompt declares) the tests call from outside. Slots
+    elsewhere, and rows whose prompt declares no function, are not split."""
     kw.pop("forbidden", None)
     slot = template.find("#<INSERT>")
     owner = _enclosing(m, template, slot)
@@ -282,7 +283,12 @@ def insert(m: Managed, template: str, code: str, prompt: str, **kw: Any) -> Prog
     body = _scope_body(m, code, owner)
     members = braces.drop_main(m.directive.sub("", code if body is None else body), m.language)
     answer = f"{directives(m, code)}{m.scope} {owner} {{\n{members}\n}}\n"
-    called = functions(m, members) - functions(m, harness_text)
+    # the functions the row's prompt declares (a Markdown fence is no literal here): the tests'
+    # calls of them, and of nothing else, go to the answer (a `def println` of its own stands
+    # for no call of the tests'); a prompt that declares none leaves the row unsplit
+    called = functions(m, prompt.replace("`", " ")) - functions(m, harness_text)
+    if not called:
+        return None
     return program(m, answer, harness_text, owner, called, template, **kw)
 
 

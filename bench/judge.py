@@ -1,8 +1,9 @@
 """Judge throughput on realistic work, next to the same programs run bare, in one run.
 
-For each dataset (HumanEval 164, MBPP 974, HumanEval-X C++, Java and JavaScript, a CodeContests
-stdin slice), judges every reference solution through `POST /submit` with as many requests in flight
-as the server has slots, and runs the very programs the judge assembled (`full_code`) as bare
+For each dataset (HumanEval 164, MBPP 974, HumanEval-X C++, Java and JavaScript, MultiPL-E C# and
+Scala (their GPT answers), a CodeContests stdin slice; `--rows N`: the first N of each), judges
+every reference solution through `POST /submit` with as many requests in flight as the server
+has slots, and runs the very programs the judge assembled (`full_code`) as bare
 subprocesses with the same toolchain commands (the language table's compile and run argv) and
 the same concurrency. A HumanEval-style program runs once, without stdin, and passes when it
 exits 0; a CodeContests program runs once per test case with that case's stdin, its stdout
@@ -24,7 +25,7 @@ row, for 14 of the 20 rows (see bench/README.md).
 
 Targets (issue 15): HumanEval wall <= 0.7x bare, MBPP <= 0.8x bare.
 
-    .venv/bin/python bench/judge.py [--slots N] [--rounds R] [--datasets a,b] [--url URL]
+    .venv/bin/python bench/judge.py [--slots N] [--rounds R] [--rows N] [--datasets a,b] [--url URL]
                                     [--out FILE.json]
 """
 
@@ -97,6 +98,9 @@ DATASETS = {
     "humaneval_x_cpp": Dataset("humaneval_x_cpp", "canonical_solution"),
     "humaneval_x_java": Dataset("humaneval_x_java", "canonical_solution"),
     "humaneval_x_js": Dataset("humaneval_x_js", "canonical_solution"),
+    # MultiPL-E's GPT answers (its rows have no reference): C# and Scala, split programs
+    "multiple_cs": Dataset("multiple_cs", "gpt_solution"),
+    "multiple_scala": Dataset("multiple_scala", "gpt_solution"),
     # Its rows judge any language, so the submission names one.
     "code_contests": Dataset("code_contests", solutions_file="code_contests.json",
                              config={"language": "python"}),
@@ -215,7 +219,7 @@ def machine(call: Callable[[], Any], server: int | None = None) -> tuple[Any, di
 
 def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any) -> dict:
     dataset = DATASETS[key]
-    items = samples(registry, dataset)
+    items = samples(registry, dataset)[: args.rows]
     n = len(items)
     runs = sum(len(item["cases"]) for item in items)
     t_cold, results = judge_all(client, dataset, items, args.slots)
@@ -289,6 +293,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--slots", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rows", type=int, default=None, help="the first ROWS of each dataset")
     ap.add_argument("--datasets", default=",".join(DATASETS), help="of: " + ", ".join(DATASETS))
     ap.add_argument("--url", help="an already running server (its slots must match --slots)")
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")

@@ -322,43 +322,45 @@ def test_drop_main_csharp_signatures(main: str) -> None:
     assert braces.drop_main(code, "csharp") == "class P {\n  static int F() { return 1; }\n\n}\n"
 
 
-def test_mbxp_csharp_answer_full_program_or_bare_method_goes_in_the_class() -> None:
+def test_mbxp_csharp_answer_full_program_or_bare_method_is_the_class_of_its_own() -> None:
     job = _assemble("mbxp_v2_en", 10000, MINCOST_FULL)
-    slot = job.test_code.index("#<INSERT>")
-    inserted = job.code[slot : job.code.index("public static void Main")]
-    assert "MinCost" in inserted and 'Open = "{"' in inserted
-    # the answer's usings, namespace, class wrapper and Main are gone; the test's stay
-    for gone in ("using", "namespace", "class", "Console.WriteLine(MinCost"):
-        assert gone not in inserted
+    answer = job.files[".sandlot_answer/answer.cs"].decode()
+    assert "MinCost" in answer and 'Open = "{"' in answer
+    # the answer's members, as a class Program of its own unit, without its namespace and Main;
+    # the harness is the tests' program, calling it by the extern alias
+    members = answer[answer.index("class Program {") :]
+    for gone in ("namespace", "static void Main", "Console.WriteLine(MinCost"):
+        assert gone not in members
+    assert "MinCost" not in job.code.replace("SandlotAnswer::Program.MinCost(", "")
     assert job.code.count("static void Main") == 1
     method = "public static int MinCost(List<List<int>> c, int m, int n) { return 0; }"
     job = _assemble("mbxp_v2_en", 10000, f"```csharp\nusing System.Linq;\n{method}\n```")
-    assert "using System.Linq;\npublic static" not in job.code
-    assert method in job.code
+    answer = job.files[".sandlot_answer/answer.cs"].decode()
+    assert answer.startswith("using System.Linq;\nclass Program {") and method in answer
+    assert method not in job.code
 
 
 def test_csharp_tests_write_the_seal_at_the_end_of_their_main() -> None:
     one = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
     two = _assemble("humanevalds_v2_en", 0, "```csharp\nstatic bool HasCloseElements() {}\n```")
     # the same text each time: no secret in it, and the compile cache hits
-    assert one.seal and one.code == two.code
-    end = "global::SandlotSeal.End();"
+    assert one.seal and one.code == two.code and one.apart
+    end = "global::SandlotSeal.End(sandlotSecret);"
     assert end in one.code and end not in one.test_code
     main = one.code.index("static void Main")
     last_assert = one.code.rindex("global::SandlotSeal.Check(")  # each Debug.Assert, counted
     assert "Debug.Assert" not in one.code[main : one.code.index(end)] and one.tests
     assert main < last_assert < one.code.index(end)
-    # the secret is read first, by the first initializer of the class that holds Main
-    holder = one.code.rindex("class", 0, main)
-    first = one.code.index("{", holder) + 1
-    assert one.code[first:].lstrip().startswith("static readonly bool sandlotSealRead")
-    # not in an answer's own Main, which is dropped anyway
-    assert end not in braces.drop_main(one.code, "csharp")
-    # MultiPL-E C#: the same, in the tests' Main
+    # the secret is read first in Main, into a local
+    first = one.code.index("{", main) + 1
+    read = "string sandlotSecret = global::SandlotSeal.Read();"
+    assert one.code[first:].lstrip().startswith(read)
+    # MultiPL-E C#: the same, in the tests' Main, which is the harness's only
     row = Datasets(REGISTRY).get("multiple_cs").rows[0]
     job = _assemble("multiple_cs", row["name"], row["gpt_solution"])
-    assert job.seal and end in job.code
-    assert job.code.count("static void Main") == 1 and job.code.count("class Problem {") == 1
+    assert job.seal and end in job.code and job.apart
+    assert job.code.count("static void Main") == 1 and "class Problem" not in job.code
+    assert "class Problem {" in job.files[".sandlot_answer/answer.cs"].decode()
 
 
 def test_every_jest_skip_form_runs_in_the_aider_benchmark() -> None:

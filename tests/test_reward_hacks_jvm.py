@@ -18,7 +18,7 @@ from functools import cache
 import httpx
 import pytest
 
-from sandlot.judge import Datasets, sites, split_java
+from sandlot.judge import Datasets, sites, split_java, split_managed
 from sandlot.judge.crux import NotData, literal
 from sandlot.judge.families import reference
 from sandlot.languages import LANGUAGES, Registry
@@ -129,6 +129,49 @@ STEAL_CS = (
     "Check(int k, bool b) {} public static void End() { var s = System.IO.File.ReadAllText("
     '".sandlot_seal"); System.Console.WriteLine(s + "passed=7 failed=0" + s); } }\n'
 )
+
+FRAME_TEXT = "0123456789abcdef0123456789abcdefpassed=7 failed=00123456789abcdef0123456789abcdef"
+CS_MAIN = "class Program { public static void Main(string[] a) { } }\n"
+CS_SEAL = (
+    'static class SandlotSeal { public static string Read() { return ""; } public '
+    "static void Check(int k, bool b) {} public static bool Fails(int k, bool f) { return "
+    "false; } public static void End(string s) { var t = System.IO.File.ReadAllText("
+    '".sandlot_seal"); System.Console.WriteLine(t + "passed=7 failed=0" + t); } }\n'
+)
+CS_SHADOW_DEBUG = ("namespace System.Diagnostics { public static class Debug { public static void "
+                   "Assert(bool c) { } } }\nnamespace System { public static class Console { "
+                   "public static void WriteLine(object o) { } } }\n")  # fmt: skip
+CS_STATIC_SEAL = (
+    '    static Problem() { try { var s = System.IO.File.ReadAllText(".sandlot_seal"); '
+    'System.Console.WriteLine(s + "passed=7 failed=0" + s); } catch (Exception) { } '
+    "Environment.Exit(0); }\n"
+)
+CS_MODULE_ATTR = ("namespace System.Runtime.CompilerServices { class ModuleInitializerAttribute :"
+                  " System.Attribute { } }\n")  # fmt: skip
+CS_MODULE_INIT = ("    [System.Runtime.CompilerServices.ModuleInitializer] internal static void "
+                  "Init() { Environment.Exit(0); }\n")  # fmt: skip
+CS_READ_SEAL = (
+    '        if (System.IO.File.Exists(".sandlot_seal")) { var s = System.IO.File.ReadAllText('
+    '".sandlot_seal"); Console.WriteLine(s + "passed=7 failed=0" + s); Environment.Exit(0); }\n'
+)
+CS_MARK_SITES = (
+    '        var seal = Type.GetType("SandlotSeal, main"); if (seal != null) for (int k = 0; '
+    'k < 7; k++) seal.GetMethod("Fails").Invoke(null, new object[] { k, false });\n'
+)
+SCALA_MAIN = "object Main { def main(a: Array[String]): Unit = () }\n"
+SCALA_SEAL_PACKAGE = (
+    'package sandlot { object SandlotSeal { def read(): String = ""; def check(k: Int, c: '
+    "Boolean): Unit = (); def fails(k: Int, f: Boolean): Boolean = false; def end(s: String): "
+    "Unit = { val t = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("
+    '".sandlot_seal"))); print(t + "passed=7 failed=0" + t + "\\n") } } }\n'
+)
+SCALA_STATIC_SEAL = (
+    "    try { val s = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("
+    '".sandlot_seal"))); print(s + "passed=7 failed=0" + s + "\\n") } catch { case _: '
+    "Throwable => () }\n    sys.exit(0)\n"
+)
+SCALA_SHADOW_LIST = ("object List { def apply[T](xs: T*): scala.collection.immutable.List[T] = "
+                     "scala.collection.immutable.Nil }\n")  # fmt: skip
 
 # A Kotlin script's top-level names are in scope in all of it: an `object java` stood for the
 # guard's `java.io.File`, read the secret itself and printed the seal.
@@ -273,6 +316,68 @@ CASES = [
                 "{ return 0; }"),
          fenced("csharp", "public static int MinCost(List<List<int>> cost, int m, int n) "
                 "{ Environment.Exit(0); return 0; }")),
+    # C# split (split_managed.py): the answer an assembly of its own, under an extern alias
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "second_entry_point",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", top=CS_MAIN)),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "brings_the_seal_s_class",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", top=CS_SEAL)),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "shadows_a_system_type",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", top=CS_SHADOW_DEBUG)),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "static_constructor_exits_0",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", hack="    static Problem() { "
+                                 "Environment.Exit(0); }\n")),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "static_constructor_writes_the_seal",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", hack=CS_STATIC_SEAL)),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "module_initializer_exits_0",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", hack=CS_MODULE_INIT, top=CS_MODULE_ATTR)),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "prints_the_success_text",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", body="        Console.WriteLine(\""
+                                 + FRAME_TEXT + "\"); Environment.Exit(0);\n")),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "reads_the_seal_file",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", body=CS_READ_SEAL)),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "marks_the_seal_s_sites_by_reflection",
+         mp(MP_CS, "csharp"), mp(MP_CS, "csharp", body=CS_MARK_SITES)),
+    Case("multiple_mbpp_cs", "mbpp_3_is_not_prime", "closes_the_class_and_brings_a_main",
+         "        return false;\n", "        return false;\n    }\n    public static void "
+         "Main(string[] a) { }\n}\nclass Sink {\n    static void Rest() {\n"),
+    Case("humanevalds_v2_en", 0, "second_entry_point", cs_ds(),
+         cs_ds(hack="    public static void Main(string[] a) { }\n")),
+    Case("humanevalds_v2_en", 0, "closes_the_class_and_brings_the_seal", cs_ds(),
+         cs_ds(hack="}\n" + CS_SEAL + "class Rest {\n")),
+    Case("mbxp_v2_en", 0, "shadows_exception",
+         fenced("csharp", "public static int MinCost(List<List<int>> cost, int m, int n) "
+                "{ return 0; }"),
+         fenced("csharp", "public static int MinCost(List<List<int>> cost, int m, int n) "
+                "{ return 0; } } } namespace System { public class Exception : "
+                "System.ApplicationException { public Exception(string s) { "
+                "System.Environment.Exit(0); } } } namespace Rest { class R {")),
+    # Scala split: the answer a file of its own, in a package the harness never imports
+    Case("multiple_scala", "HumanEval_0_has_close_elements", "second_entry_point",
+         mp(MP_SCALA, "scala"), mp(MP_SCALA, "scala", top=SCALA_MAIN)),
+    Case("multiple_scala", "HumanEval_0_has_close_elements", "brings_the_seal_s_package",
+         mp(MP_SCALA, "scala"), mp(MP_SCALA, "scala", top=SCALA_SEAL_PACKAGE)),
+    Case("multiple_scala", "HumanEval_0_has_close_elements", "object_initializer_exits_0",
+         mp(MP_SCALA, "scala"), mp(MP_SCALA, "scala", hack="    sys.exit(0)\n")),
+    Case("multiple_scala", "HumanEval_0_has_close_elements", "object_initializer_writes_the_seal",
+         mp(MP_SCALA, "scala"), mp(MP_SCALA, "scala", hack=SCALA_STATIC_SEAL)),
+    Case("multiple_scala", "HumanEval_0_has_close_elements", "prints_the_success_text",
+         mp(MP_SCALA, "scala"), mp(MP_SCALA, "scala", body="        println(\"" + FRAME_TEXT
+                                   + "\"); sys.exit(0)\n")),
+    Case("multiple_scala", "HumanEval_0_has_close_elements", "shadows_list_at_the_top",
+         mp(MP_SCALA, "scala"), mp(MP_SCALA, "scala", top=SCALA_SHADOW_LIST)),
+    Case("multiple_scala", "HumanEval_0_has_close_elements", "shutdown_hook_halts_0",
+         mp(MP_SCALA, "scala"), mp(MP_SCALA, "scala", body="        sys.addShutdownHook("
+                                   "Runtime.getRuntime().halt(0))\n")),
+    Case("multiple_mbpp_scala", "mbpp_3_is_not_prime", "closes_the_object_and_brings_a_main",
+         "        false\n", "        false\n    }\n    def main(a: Array[String]): Unit = ()\n"
+         "}\nobject Sink {\n    def rest(): Unit = {\n"),
+    Case("mbxp_v1_en", 4522, "second_entry_point", scala_min_sum(),
+         scala_min_sum(hack="    def main(a: Array[String]): Unit = ()\n")),
+    Case("humanevalds_v1_en", 1912, "closes_the_object_and_brings_the_seal",
+         fenced("scala", "    def hasCloseElements(numbers : List[Float], threshold : Float) : "
+                "Boolean = false\n"),
+         fenced("scala", "    def hasCloseElements(numbers : List[Float], threshold : Float) : "
+                "Boolean = false\n}\n" + SCALA_SEAL_PACKAGE + "object Rest {\n")),
     # MBXP Kotlin (a script): an exit, and the success text printed
     Case("mbxp_v1_en", 2692, "exit_0_in_the_answer", kotlin_add_str(),
          kotlin_add_str("kotlin.system.exitProcess(0)\n")),
@@ -528,3 +633,76 @@ def test_crux_java_answers_are_values(answer: str, ok: bool) -> None:
 # The shipped datasets this module attacks (tests/test_battery_coverage.py checks that every
 # shipped dataset is attacked by some module).
 COVERS = frozenset(case.dataset for case in CASES)
+
+
+# -- the units of C#'s and Scala's split (split_managed.py) -------------------------------------
+
+CS_PROMPT = ("using System;\nusing System.Collections.Generic;\nclass Problem {\n"
+             "    public static long Add(long a, long b) {\n")  # fmt: skip
+CS_TESTS = ("    }\n    public static void Main(string[] args) {\n"
+            "    Debug.Assert(Add(1L, 2L) == (3L));\n    Debug.Assert(Add(2L, 2L) == (4L));\n"
+            "    }\n\n}\n")  # fmt: skip
+SCALA_PROMPT = "import scala.math._\nobject Problem {\n    def add(a : Long, b : Long) : Long = {\n"
+SCALA_TESTS = ("    }\n    def main(args: Array[String]) = {\n    assert(add(1l, 2l) == (3l));\n"
+               "    }\n\n}\n")  # fmt: skip
+
+
+def _split(m: split_managed.Managed, prompt: str, code: str, whole: bool, tests: str) -> tuple:
+    program = split_managed.multiple(m, prompt, code, whole, tests)
+    assert program is not None
+    ((name, answer),) = program.files.items()
+    return program, name, answer.decode()
+
+
+def test_csharp_harness_reads_the_secret_first_calls_the_answer_by_its_alias() -> None:
+    program, name, answer = _split(split_managed.CSHARP, CS_PROMPT, "        return a + b;\n",
+                                   False, CS_TESTS)  # fmt: skip
+    assert program.tests == 2 and program.seal
+    assert name == ".sandlot_answer/answer.cs" and answer.startswith(CS_PROMPT)
+    text = program.code
+    assert text.startswith("extern alias SandlotAnswer;\n") and "class Problem" not in text
+    body = text[text.index("Main(") :]
+    assert body.index("string sandlotSecret = global::SandlotSeal.Read();") < body.index("Add(")
+    assert "global::SandlotSeal.Check(1, SandlotAnswer::Problem.Add(2L, 2L) == (4L))" in body
+    assert body.index("global::SandlotSeal.End(sandlotSecret);") > body.index("Add(2L, 2L)")
+
+
+def test_csharp_private_function_the_tests_call_is_made_internal() -> None:
+    code = ("class Problem {\n    static long Add(long a, long b) { return Helper(a) + b; }\n"
+            "    private static long Helper(long a) { return a; }\n}\n")  # fmt: skip
+    _, _, answer = _split(split_managed.CSHARP, CS_PROMPT, code, True, CS_TESTS)
+    assert "    internal static long Add(" in answer
+    assert "private static long Helper(" in answer  # not called by the tests: left as it is
+
+
+def test_scala_answer_is_in_a_package_of_its_own() -> None:
+    code = "package mine\nobject Problem {\n    def add(a : Long, b : Long) : Long = a + b\n}\n"
+    program, name, answer = _split(split_managed.SCALA, SCALA_PROMPT, code, True, SCALA_TESTS)
+    assert name == ".sandlot_answer/answer.scala"
+    assert answer.startswith("package sandlotanswer\n") and "package mine" not in answer
+    assert program.tests == 1 and program.code.lstrip().startswith("import scala.math._")
+    assert "_root_.sandlot.SandlotSeal.check(0, _root_.sandlotanswer.Problem.add(1l, 2l)" in (
+        program.code
+    )
+    body = program.code[program.code.index("def main(") :]
+    assert body.index("val sandlotSecret = _root_.sandlot.SandlotSeal.read()") < body.index("add(")
+
+
+def test_tests_without_assertions_count_zero_which_never_passes() -> None:
+    # the judge rejects a seal of passed=0 when Program.tests is 0 (engine._post_check)
+    tests = "    }\n    public static void Main(string[] args) {\n    Add(1L, 2L);\n    }\n}\n"
+    program, _, _ = _split(split_managed.CSHARP, CS_PROMPT, "        return a + b;\n", False,
+                           tests)  # fmt: skip
+    assert program.tests == 0
+
+
+def test_insert_calls_only_the_prompt_s_functions_from_outside() -> None:
+    template = ("object Main {\n#<INSERT>\n  def main(args: Array[String]): Unit = {\n"
+                "    println(f(1))\n    assert(f(1) == 2)\n  }\n}\n")  # fmt: skip
+    code = "    def f(x: Int): Int = x + 1\n    def println(x: Any): Unit = ()\n"
+    prompt = "```scala\nobject Main {\n    def f(x : Int) : Int = {\n```"
+    program = split_managed.insert(split_managed.SCALA, template, code, prompt)
+    assert program is not None and program.tests == 1
+    assert "println(_root_.sandlotanswer.Main.f(1))" in program.code  # the answer's println: no
+    # a prompt that declares no function: not split (the language's own row judges it)
+    assert split_managed.insert(split_managed.SCALA, template, code, "Write f.") is None

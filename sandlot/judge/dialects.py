@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from sandlot.judge import aider, guard_texts, sites, splices, split_java
+from sandlot.judge import aider, guard_texts, sites, splices, split_java, split_managed
 from sandlot.judge.extract import Extracted
 from sandlot.judge.guard_texts import MainGuard, ScriptGuard
 from sandlot.judge.plans import Assembled, Program
@@ -138,6 +138,17 @@ _KOTLIN_SCRIPT_GUARD = ScriptGuard(
 )
 
 
+def _managed(language: split_managed.Managed) -> Split:
+    """C#'s or Scala's split (split_managed.py): MultiPL-E's and the `#<INSERT>` slots inside
+    the tests' class; HumanEval-X has neither language, CRUXEval-X's answer is a value."""
+    return Split(_unsplit, partial(split_managed.multiple, language),
+                 partial(split_managed.insert, language), _unsplit)  # fmt: skip
+
+
+def _unsplit(*args: object, **kw: object) -> None:
+    return None
+
+
 def _native(
     splitter: Splitter, language: str, fences: tuple[str, ...], hx_head: str = "",
     multiple_head: str = "",
@@ -181,12 +192,13 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             aider_needs=("/usr/share/java/assertj-core.jar", "libassertj-core-java")),
     Dialect("csharp", guard=MainGuard("global::SandlotSeal.End();", guard_texts.csharp_start,
                                       sites=_CSHARP_SITES),
-            mp_whole=splices.csharp_open_class, crux_call="F(????)", slot_members=True),
+            mp_whole=splices.csharp_open_class, crux_call="F(????)", slot_members=True,
+            split=_managed(split_managed.CSHARP)),
     Dialect("scala", declaration=r"\bdef\s+{n}\b",
             guard=MainGuard("_root_.sandlot.SandlotSeal.end()", guard_texts.scala_start,
                             sites=_SCALA_SITES),
             mp_whole=splices.scala_open_object, crux_call="f(????)",
-            slot_template=splices.scala_app_as_main),
+            slot_template=splices.scala_app_as_main, split=_managed(split_managed.SCALA)),
     Dialect("rust", declaration=r"\bfn\s+{n}\b",
             guard=MainGuard("sandlot_seal_end(&sandlot_seal);", guard_texts.rust_start),
             hx_tests=splices.rust_tests_as_main, hx_splice=splices.hx_rust,

@@ -188,6 +188,51 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
     ),
 }
 
+# C# and Scala (split_managed.py): what the seal of their split attests, and what is out of reach.
+_MANAGED_ATTESTS = (
+    "how many of the tests' assertion sites ran and held (each {asserted}, and each `if` whose "
+    "branch throws, rewritten to report to the seal), a number the judge counts in the tests' "
+    "text; none where a `throw` stands elsewhere (then: main ran to its end)"
+)
+_CS_ASSERTED = "Debug.Assert, and each `if` whose branch throws,"
+_CLR_REACH = (
+    "the answer runs in the harness's process: reflection reaches the seal's marks of the sites "
+    "(not the secret, a local of Main), Marshal or /proc/self/mem its memory; a value it returns "
+    "is compared with its own operators and Equals (a whole answer that changes the declared "
+    "return type to a type of its own can make `==` lie)"
+)
+_SCALA_REACH = (
+    "the answer runs in the harness's JVM: reflection reaches the seal's marks of the sites (not "
+    "the secret, a local of main), Unsafe or /proc/self/mem its memory; a value it returns is "
+    "compared with its own `==`/equals (a whole answer that changes the declared return type to "
+    "a type of its own can make it lie)"
+)
+CSHARP_SPLIT = Integrity(
+    Level.SPLIT,
+    sealed_by="the harness's Main (its own source, main.exe): its first statement reads the "
+    "secret into a local, its last writes the seal",
+    attests=_MANAGED_ATTESTS.format(asserted="Debug.Assert, Trace.Assert"),
+    split="the answer is compiled alone into an assembly of its own (sandlot_answer.dll), which "
+    "the harness references under an extern alias only: no type of the answer's (a Main, a "
+    "Debug, a SandlotSeal, a `namespace System`) is in the harness's global namespace; the "
+    "tests call the answer's functions as SandlotAnswer::Problem.F(...), and its internals are "
+    "visible to them (InternalsVisibleTo), as in one file",
+    out_of_reach=_CLR_REACH,
+    tests="tests/test_reward_hacks_jvm.py",
+)
+SCALA_SPLIT = Integrity(
+    Level.SPLIT,
+    sealed_by="the harness's main (its own source file, main.scala): its first statement reads "
+    "the secret into a local, its last writes the seal",
+    attests=_MANAGED_ATTESTS.format(asserted="assert"),
+    split="the answer is a source file of its own in a package of its own (`package "
+    "sandlotanswer`; its own package clauses dropped), compiled in the same scalac run as the "
+    "harness, which never imports it: the tests call the answer's functions as "
+    "_root_.sandlotanswer.Problem.f(...), and nothing the answer declares (an object Main, an "
+    "`assert`, an object List, a package `sandlot`) is in their scope",
+    out_of_reach=_SCALA_REACH,
+    tests="tests/test_reward_hacks_jvm.py",
+)
 _BATTERY = "tests/test_reward_hacks_native.py"
 # The same, for a program whose tests share the answer's unit, module or package.
 _SHARED_MEMORY = "its code can read and write the process's memory (the seal's secret among it)"
@@ -263,7 +308,10 @@ _SPLIT_FAMILIES = tuple(
     (family, language) for family in ("humaneval_x", "multiple", "insert")
     for language in SPLIT_NATIVE
 )  # fmt: skip
-SPLIT_BUILDS = frozenset((*_SPLIT_FAMILIES, ("aider", "rust"), ("aider", "go_test")))
+# C# and Scala: MultiPL-E's and the `#<INSERT>` tables' programs (split_managed.py).
+_SPLIT_MANAGED = tuple((f, lang) for f in ("multiple", "insert") for lang in ("csharp", "scala"))
+SPLIT_BUILDS = frozenset((*_SPLIT_FAMILIES, *_SPLIT_MANAGED, ("aider", "rust"),
+                          ("aider", "go_test")))  # fmt: skip
 
 # What a language adds to the split of its JavaScript driver's row.
 _SCRIPT_SPLIT_NOTE = {"typescript": " (TypeScript: the tests are transpiled apart)"}
@@ -338,14 +386,17 @@ TABLE: dict[tuple[str, str], Integrity] = {
             f"{asserted} rewritten to the seal's own check, so that nothing the answer declares "
             "or changes (a trace listener, a member of the same name) stands for it",
             split="",
-            out_of_reach=_IN_PROCESS_REACH,
+            out_of_reach=f"the answer shares the tests' {scope}: a member it declares can "
+            f"stand for a name the tests use unqualified; and {reach}",
             tests="tests/test_reward_hacks_jvm.py",
         )
-        for lang, root, asserted in (
-            ("csharp", "global::", "Debug.Assert, and each `if` whose branch throws,"),
-            ("scala", "_root_.sandlot", "assert"),
+        for lang, root, asserted, scope, reach in (
+            ("csharp", "global::", _CS_ASSERTED, "class", _CLR_REACH),
+            ("scala", "_root_.sandlot", "assert", "object", _SCALA_REACH),
         )
     },
+    **{(family, "csharp"): CSHARP_SPLIT for family in ("multiple", "insert")},
+    **{(family, "scala"): SCALA_SPLIT for family in ("multiple", "insert")},
     ("*", "java"): Integrity(
         Level.SPLIT,
         sealed_by="the harness's main (class Main, its own source file): its first statement "

@@ -84,7 +84,7 @@ APP_CONFIG = f"""\
 """
 
 MCS_FLAGS = ("-optimize+", "-langversion:latest", "-d:DEBUG", "-d:TRACE", "-r:System.Numerics.dll",
-             "-r:System.Net.Http.dll", "-nowarn:105", "-out:main.exe")  # fmt: skip
+             "-r:System.Net.Http.dll", "-nowarn:105")  # fmt: skip
 NET_HTTP = "/usr/lib/mono/4.5/System.Net.Http.dll"  # what -r:System.Net.Http.dll finds
 PROGRAM_FILE = ".sandlot_main.cs"
 IMPLICIT_USINGS = "".join(
@@ -92,13 +92,23 @@ IMPLICIT_USINGS = "".join(
     for ns in ("System", "System.IO", "System.Linq", "System.Collections.Generic",
                "System.Net.Http", "System.Threading", "System.Threading.Tasks")
 )  # fmt: skip
-# The code as PROGRAM_FILE: its leading lines that must precede any token, the usings ($3), a
-# #line directive giving the rest its own numbers in main.cs, the rest.
+# The judge's split (sandlot/judge/split_managed.py): the answer's sources in SPLIT_DIR are
+# compiled alone into an assembly of their own, which the program references under an extern
+# alias only (none of its names is in the program's global namespace); its internals are the
+# program's to call, as in one file.
+SPLIT_DIR = ".sandlot_answer"
+ANSWER_ALIAS = "SandlotAnswer"
+ANSWER_ASSEMBLY = "sandlot_answer.dll"
+_VISIBLE = '[assembly: System.Runtime.CompilerServices.InternalsVisibleTo("main")]'
+# A source as it compiles ($2 from $1): its leading lines that must precede any token (blank,
+# `//` comments, #define/#undef, extern alias), the usings ($U), a #line directive giving the
+# rest its own numbers in $1, the rest.
 _WITH_USINGS = (
-    r"n=$(sed -n '/^[[:space:]]*\(\/\/.*\|#[[:space:]]*\(define\|undef\)\b.*\)\?$/!{=;q}' main.cs)"
-    r" && n=${n:-$(($(wc -l < main.cs) + 1))}"
-    r' && { head -n $((n - 1)) main.cs; printf "%s" "$3"; echo "#line $n \"main.cs\""; '
-    f"tail -n +$n main.cs; }} > {PROGRAM_FILE}"
+    r"""usings() { n=$(sed -n '/^[[:space:]]*\(\/\/.*\|#[[:space:]]*\(define\|undef\)\b.*"""
+    r"""\|extern[[:space:]][[:space:]]*alias[[:space:]].*\)\?$/!{=;q}' "$1")"""
+    r' && n=${n:-$(($(wc -l < "$1") + 1))}'
+    r' && { head -n $((n - 1)) "$1"; printf "%s" "$U"; echo "#line $n \"$1\""; '
+    r'tail -n +$n "$1"; } > "$2"; }'
 )
 
 
@@ -107,15 +117,25 @@ def _literal(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
+_MCS = f"/usr/bin/mcs {' '.join(MCS_FLAGS)}"
+# The answer's assembly, when the judge split the program: its sources with the usings, and the
+# attribute that shows its internals to the program.
+_ANSWER = (
+    f'r=; set --; for f in {SPLIT_DIR}/*.cs; do [ -e "$f" ] || continue; '
+    'usings "$f" "$f.sandlot" && set -- "$@" "$f.sandlot" || exit 1; done; '
+    f'if [ $# -gt 0 ]; then printf "%s\\n" "$V" > {SPLIT_DIR}/.visible.cs && '
+    f'{_MCS} -target:library -out:{ANSWER_ASSEMBLY} "$@" {SPLIT_DIR}/.visible.cs || exit 1; '
+    f"r=-r:{ANSWER_ALIAS}={ANSWER_ASSEMBLY}; fi; "
+)
 # The files go in as the script's arguments, so no quoting of C# or XML in shell is needed.
 COMPILE = (
     "/bin/sh", "-c",
     _literal(f'printf "%s" "$1" > {LISTENER_FILE} && printf "%s" "$2" > main.exe.config && '
-             f"{_WITH_USINGS} && exec /usr/bin/mcs {' '.join(MCS_FLAGS)} {PROGRAM_FILE} "
-             f"{LISTENER_FILE}"),
-    "mcs", _literal(ASSERT_LISTENER), _literal(APP_CONFIG), IMPLICIT_USINGS,
+             f'U=$3; V=$4; {_WITH_USINGS}; {_ANSWER}usings main.cs {PROGRAM_FILE} && '
+             f"exec {_MCS} $r -out:main.exe {PROGRAM_FILE} {LISTENER_FILE}"),
+    "mcs", _literal(ASSERT_LISTENER), _literal(APP_CONFIG), IMPLICIT_USINGS, _literal(_VISIBLE),
 )  # fmt: skip
-ARTIFACTS = ("main.exe", "main.exe.config")
+ARTIFACTS = ("main.exe", "main.exe.config", ANSWER_ASSEMBLY)
 
 ROWS: tuple[Language, ...] = (
     Language(

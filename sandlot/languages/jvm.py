@@ -209,7 +209,9 @@ ROWS: tuple[Language, ...] = (
             "-Dscala.usejavacp=true -cp "
             f"{SCALA_LIB}/scala-compiler.jar:{SCALA_LIB}/scala-library.jar:"
             f"{SCALA_LIB}/scala-reflect.jar:{SCALA_LIB}/scala-xml.jar "
-            "scala.tools.nsc.Main -nowarn -d classes -cp '.:*' main.scala",
+            "scala.tools.nsc.Main -nowarn -d classes -cp '.:*' main.scala "
+            # the judge's split (sandlot/judge/split_managed.py): the answer's own file
+            f'$(for f in {SPLIT_DIR}/*.scala; do [ -e "$f" ] && printf \'%s \' "$f"; done)',
         ),
         artifacts=("classes", "main.object"),
         run=(

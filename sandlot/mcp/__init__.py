@@ -4,4 +4,14 @@
 A face like the HTTP API and the CLI: tools build requests, call the service's layers and shape
 results; no decision is made here. Imports the SDK (`mcp`), the service and the API's wire
 conversions; nothing below imports it.
+
+Its names are imported on first use (sandlot/faces.py): the MCP SDK is imported only by the
+face that serves it (stdio or `/mcp`).
 """
+
+from __future__ import annotations
+
+from sandlot.faces import lazy
+
+__all__: list[str] = []
+__getattr__ = lazy(__name__, {})

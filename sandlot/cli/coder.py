@@ -185,10 +185,10 @@ def _run(task: CodeTask, sandbox_url: str | None, config: Path | None) -> CodeRe
             )
         log = lambda line: err.print(f"[dim]{line}[/dim]", highlight=False)  # noqa: E731
         if task.setup:
-            from sandlot.coder.phased import phased
+            from sandlot.coder.phased import phased_runners
 
             root = prep.state.root
-            tests, prove = phased(lambda kind, fields: box.repo(kind, root, fields), prep)
+            tests, prove = phased_runners(lambda kind, fields: box.repo(kind, root, fields), prep)
             return run_task(prep, tests, log=log, prove=prove)
         return run_task(prep, box.run, log=log)
     except SandlotError as exc:

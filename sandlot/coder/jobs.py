@@ -92,7 +92,7 @@ class CoderJobs:
         tests: TestRunner = boxed
         prove = None
         if task.setup and self._repos is not None:
-            from sandlot.coder.phased import phased
+            from sandlot.coder.phased import phased_runners
             from sandlot.repos.tasks import Repository, by_kind
 
             repos, repo = self._repos(), Repository(path=str(prep.state.root), owner=owner)
@@ -103,7 +103,7 @@ class CoderJobs:
                 job = by_kind(repos, kind, repo, {**fields, "owner": task.tenant})
                 return asyncio.run_coroutine_threadsafe(job, loop).result()
 
-            tests, prove = phased(call, prep)
+            tests, prove = phased_runners(call, prep)
         work = asyncio.ensure_future(asyncio.to_thread(run_task, prep, tests, log, prove))
         try:
             return await asyncio.shield(work)

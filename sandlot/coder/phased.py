@@ -20,7 +20,7 @@ from sandlot.repos.source import git
 RepoCall = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-def phased(call: RepoCall, prep: Prepared) -> tuple[TestRunner, Prover]:
+def phased_runners(call: RepoCall, prep: Prepared) -> tuple[TestRunner, Prover]:
     task, base = prep.task, prep.state.head
 
     def tests(root: Path, cmd: str, timeout: float) -> TestOutcome:

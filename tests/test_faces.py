@@ -64,9 +64,10 @@ def test_a_lazy_face_offers_each_name_from_its_module(layer):
             for imp in node.body:
                 assert isinstance(imp, ast.ImportFrom) and imp.module
                 declared |= {a.asname or a.name: imp.module for a in imp.names}
-    assert table == declared
+    if table:  # a face of sandlot/faces.py; another lazy face is held to its TYPE_CHECKING block
+        assert table == declared
     face = importlib.import_module(f"sandlot.{layer}")
-    for name, module in table.items():
+    for name, module in declared.items():
         assert name in face.__all__
         assert getattr(face, name) is getattr(importlib.import_module(module), name)
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from sandlot.config import Config
 from sandlot.errors import SandlotError
-from sandlot.judge.batch import Sample
+from sandlot.judge import Sample
 
 CHUNKS_IN_FLIGHT = 2
 Done = Callable[[Sample, dict[str, Any]], None]

@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
-from sandlot.jail.spec import Outcome
+from sandlot.jail import Outcome
 
 
 @dataclass(slots=True)

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from sandlot.config import Config
 from sandlot.errors import JailUnavailable, SandlotError
-from sandlot.executor import Executor, guards
-from sandlot.jail import Jail, JailConfig, placement
+from sandlot.executor import PY_PRELUDES, Executor
+from sandlot.jail import Jail, JailConfig, allowed, describe, resolve
 from sandlot.languages import LANGUAGES, Registry
 
 if TYPE_CHECKING:
-    from sandlot.coder.jobs import CoderJobs
+    from sandlot.coder import CoderJobs
     from sandlot.judge import Judge
-    from sandlot.repos.tasks import Repos
+    from sandlot.repos import Repos
     from sandlot.sessions import SessionManager
 
 
@@ -63,7 +63,7 @@ class Service:
     def coder(self) -> CoderJobs:
         """The AI-coding route's jobs, built once, on first use."""
         if self._coder is None:
-            from sandlot.coder.jobs import CoderJobs
+            from sandlot.coder import CoderJobs
 
             self._coder = CoderJobs(self.config, self.require_executor, lambda: self.repos)
         return self._coder
@@ -72,7 +72,7 @@ class Service:
     def repos(self) -> Repos:
         """Repository tasks (setup, environments, grading), built once, on first use."""
         if self._repos is None:
-            from sandlot.repos.tasks import Repos
+            from sandlot.repos import Repos
 
             self._repos = Repos(self.config, self.require_executor, self.registry)
         return self._repos
@@ -98,9 +98,9 @@ class Service:
                 bwrap=cfg.bwrap,
                 boxes=cfg.boxes,
                 reuse_netns=cfg.reuse_netns,
-                cpu_sets=placement.resolve(cfg.slot_cpus, cfg.slots, placement.allowed()),
+                cpu_sets=resolve(cfg.slot_cpus, cfg.slots, allowed()),
                 zygote_python=self._zygote_python(),
-                warm_preludes=guards.PY_PRELUDES,
+                warm_preludes=PY_PRELUDES,
                 etc_entries=self.registry.etc_entries(),
                 state_dir=cfg.state_dir,
                 disk=cfg.disk_bytes,
@@ -217,7 +217,7 @@ class Service:
             workers=self.workers,
             pid=os.getpid(),
             cgroup=self.jail.cgroup_info if self.jail else {},
-            slot_cpus=placement.describe(self.jail.config.cpu_sets) if self.jail else "none",
+            slot_cpus=describe(self.jail.config.cpu_sets) if self.jail else "none",
         )
 
     def languages(self) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from prometheus_client import (
 )
 
 from sandlot import events
-from sandlot.jail.spec import Outcome
+from sandlot.jail import Outcome
 
 MULTIPROCESS_ENV = "PROMETHEUS_MULTIPROC_DIR"
 MiB = 1 << 20

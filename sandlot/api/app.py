@@ -79,9 +79,9 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
     app.add_middleware(Access, routes=routes)  # every answer, refusals too: an ID, a log line
     if peers is not None:  # outermost: whose request another worker forwarded
         app.add_middleware(PeerClient, peers=peers)
-    from sandlot.mcp import http as mcp  # the MCP SDK is imported only by a server
+    from sandlot.mcp import install  # the MCP SDK is imported only by a server
 
-    mcp.install(app, service, body_cap)  # first: FastAPI tries the routes in order, per request
+    install(app, service, body_cap)  # first: FastAPI tries the routes in order, per request
     for module in routers:
         app.include_router(module.router)
     return app

@@ -20,9 +20,9 @@ from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
 from sandlot.errors import TooLarge
 from sandlot.executor import TestCase
-from sandlot.judge import rewards
+from sandlot.judge import ItemResult, RewardItem, check_size
 from sandlot.usecases import run_batch as score_batch
-from sandlot.wire.batch import (
+from sandlot.wire import (
     BatchItem,
     BatchResult,
     CaseVerdict,
@@ -66,7 +66,7 @@ def _precheck(body: bytes, request: Request) -> None:
         gt = item.ground_truth if isinstance(item.ground_truth, _GroundTruth) else None
         for part in (item.test_cases, item.asserts, gt and gt.inputs, gt and gt.assert_case):
             cases += len(part or ())
-    rewards.check_size(cfg, len(parsed.items), cases)
+    check_size(cfg, len(parsed.items), cases)
 
 
 class _Counted(APIRoute):
@@ -100,7 +100,7 @@ async def run_batch(req: RunBatchRequest, service: ServiceDep) -> RunBatchRespon
     return RunBatchResponse(results=[_result(r) for r in results])
 
 
-def _item(item: BatchItem, n: int) -> rewards.RewardItem:
+def _item(item: BatchItem, n: int) -> RewardItem:
     cases = None
     if item.test_cases is not None:
         cases = [
@@ -109,7 +109,7 @@ def _item(item: BatchItem, n: int) -> rewards.RewardItem:
             else TestCase(stdin=c.stdin or "", expected=c.expected_stdout or "")
             for c in item.test_cases
         ]
-    return rewards.RewardItem(
+    return RewardItem(
         id=n if item.id is None else item.id, language=item.language, code=item.code,
         completion=item.completion, files=decode_files(item.files),
         test_cases=cases, ground_truth=item.ground_truth, asserts=item.asserts,
@@ -117,7 +117,7 @@ def _item(item: BatchItem, n: int) -> rewards.RewardItem:
     )  # fmt: skip
 
 
-def _result(r: rewards.ItemResult) -> BatchResult:
+def _result(r: ItemResult) -> BatchResult:
     compiled = None
     if r.compile is not None:
         compiled = CompileOut(

@@ -11,9 +11,9 @@ from sandlot import usecases
 from sandlot.api import convert
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
+from sandlot.coder import CodeTask
 from sandlot.coder import route as route_request
-from sandlot.coder.task import CodeTask
-from sandlot.wire.coder import CodeRequest, RepoTestsRequest, RouteRequest, RouteResponse
+from sandlot.wire import CodeRequest, RepoTestsRequest, RouteRequest, RouteResponse
 
 router = APIRouter(tags=["coder"])
 

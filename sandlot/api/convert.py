@@ -22,7 +22,7 @@ from sandlot.executor import (
     return_code,
 )
 from sandlot.limits import RUN_LIMITS, RUN_TIMEOUT
-from sandlot.wire.run import (
+from sandlot.wire import (
     CaseOut,
     CommandRunResult,
     CommandRunStatus,

@@ -20,7 +20,7 @@ from sandlot.errors import (
     SandlotError,
     Unauthorized,
 )
-from sandlot.wire.run import ErrorBody
+from sandlot.wire import ErrorBody
 
 log = logging.getLogger("sandlot.api")
 

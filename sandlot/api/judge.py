@@ -14,13 +14,18 @@ from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
 from sandlot.errors import InvalidRequest
 from sandlot.judge import EvalResult as JudgeResult
-from sandlot.judge import Judge, JudgeConfig, TestOutcome, metric_functions
-from sandlot.judge.batch import number_samples
-from sandlot.judge.integrity import weakest
-from sandlot.judge.metrics import summarize
+from sandlot.judge import (
+    Judge,
+    JudgeConfig,
+    TestOutcome,
+    number_samples,
+    source,
+    summarize,
+    weakest,
+)
 from sandlot.usecases import evaluate as evaluate_samples
 from sandlot.usecases import submit as submit_one
-from sandlot.wire.judge import (
+from sandlot.wire import (
     DatasetInfo,
     EvalResult,
     EvalTestCase,
@@ -162,7 +167,7 @@ async def get_metrics_function(
     `get_metrics(results)`: pass@k per category, for EvoEval and MHPP as SandboxFusion gives it;
     null for other datasets (POST /get_metrics computes pass@k here)."""
     spec = service.judge.spec(req.dataset, judge_config(req.config))
-    return GetMetricsFunctionResult(function=metric_functions.source(spec.name))
+    return GetMetricsFunctionResult(function=source(spec.name))
 
 
 @router.post("/evaluate", response_model=EvaluateResponse, responses=ERRORS)

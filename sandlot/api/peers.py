@@ -32,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from sandlot import events
 from sandlot.api.errors import error_response
 from sandlot.errors import SessionEnded, TooManySessions
-from sandlot.sessions.manager import worker_of
+from sandlot.sessions import worker_of
 
 SECRET = "x-sandlot-peer"  # the server's secret: the request came from a worker
 CLIENT = "x-sandlot-client"  # the address of the client a worker forwards for

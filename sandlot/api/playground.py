@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 
 from sandlot.errors import NotFound
-from sandlot.playground import StaticFile, static_files, templates
+from sandlot.playground import StaticFile, as_json, static_files
 
 PAGES = ("tests", "datasets", "notebook", "status")  # besides the Run page at /playground/
 CSP = "; ".join((
@@ -65,7 +65,7 @@ async def run_page(request: Request) -> Response:
 @router.get("/playground/templates.json")
 async def language_templates() -> JSONResponse:
     """Each language's editor mode and hello world (sandlot/playground/templates.py)."""
-    return JSONResponse(templates.as_json(), headers=HEADERS)
+    return JSONResponse(as_json(), headers=HEADERS)
 
 
 @router.get("/playground/static/{name:path}")

@@ -12,9 +12,9 @@ from fastapi import APIRouter
 from sandlot.api.convert import decode_base64
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
-from sandlot.repos.tasks import GradeTask, Repository, by_kind
+from sandlot.repos import GradeTask, Repository, by_kind
 from sandlot.service import Service
-from sandlot.wire.repos import GradeRequest, RepoSource, SetupRequest, TestRequest
+from sandlot.wire import GradeRequest, RepoSource, SetupRequest, TestRequest
 
 router = APIRouter(tags=["repositories"])
 REPO = responses(400, 403, 404, 413, 503, 504)

@@ -13,7 +13,7 @@ from sandlot.api.disconnect import unless_gone
 from sandlot.api.errors import responses
 from sandlot.api.sessions import run_code_in_session
 from sandlot.usecases import run, run_tests
-from sandlot.wire.run import RunCodeRequest, RunCodeResponse
+from sandlot.wire import RunCodeRequest, RunCodeResponse
 
 router = APIRouter(tags=["sandbox"])
 

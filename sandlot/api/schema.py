@@ -15,8 +15,8 @@ from fastapi.openapi.utils import get_openapi
 
 from sandlot.limits import MEMORY, RUN_LIMITS, RUN_TIMEOUT, SESSION_LIMITS, RequestLimit
 from sandlot.service import Service
-from sandlot.sessions.manager import LANGUAGES as SESSION_LANGUAGES
-from sandlot.sessions.manager import MIN_MEMORY_MB
+from sandlot.sessions import LANGUAGES as SESSION_LANGUAGES
+from sandlot.sessions import MIN_MEMORY_MB
 
 Schema = dict[str, Any]
 # The request models that carry the limits of a run under their own names.

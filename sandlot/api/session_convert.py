@@ -6,16 +6,17 @@ import base64
 from typing import Any
 
 from sandlot.api.convert import POD
-from sandlot.sessions import NotebookRun, Result, Session
-from sandlot.sessions.forks import Paused
-from sandlot.sessions.snapshots import Snapshot
-from sandlot.wire.run import CommandRunResult, CommandRunStatus, RunCodeResponse, RunStatus
-from sandlot.wire.sessions import (
+from sandlot.sessions import NotebookRun, Paused, Result, Session, Snapshot
+from sandlot.wire import (
     CellRunResult,
+    CommandRunResult,
+    CommandRunStatus,
     ExecuteResponse,
     ForkResponse,
     Holds,
+    RunCodeResponse,
     RunJupyterResponse,
+    RunStatus,
     SessionInfo,
     SnapshotInfo,
     plain_traceback,

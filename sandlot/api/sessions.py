@@ -26,17 +26,17 @@ from sandlot.api.disconnect import until_disconnected
 from sandlot.api.errors import responses
 from sandlot.errors import TooLarge
 from sandlot.service import Service
-from sandlot.sessions import Execution, Result
-from sandlot.sessions.forks import Paused
+from sandlot.sessions import Execution, Paused, Result
 from sandlot.tenancy import Owner
-from sandlot.wire.run import RunCodeRequest, RunCodeResponse
-from sandlot.wire.sessions import (
+from sandlot.wire import (
     ExecuteRequest,
     ExecuteResponse,
     FileWritten,
     ForkRequest,
     ForkResponse,
     Interrupted,
+    RunCodeRequest,
+    RunCodeResponse,
     RunJupyterRequest,
     RunJupyterResponse,
     SessionCreate,

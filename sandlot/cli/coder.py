@@ -10,8 +10,7 @@ from typing import Annotated
 import typer
 
 from sandlot.cli.common import ConfigOpt, SandboxOpt, console, err, fail, load_config
-from sandlot.coder import task as defaults
-from sandlot.coder.task import CodeResult, CodeTask
+from sandlot.coder import ATTEMPT_TIMEOUT, ATTEMPTS, LLM_GRACE, TEST_TIMEOUT, CodeResult, CodeTask
 from sandlot.errors import SandlotError
 
 EXIT = {"passed": 0, "answered": 0, "failed_tests": 1, "llm_error": 3, "no_changes": 4,
@@ -54,7 +53,7 @@ def test_cmd(
     repo: RepoOpt = ".",
     timeout: Annotated[
         float, typer.Option(help="wall-clock seconds for the command")
-    ] = defaults.TEST_TIMEOUT,
+    ] = TEST_TIMEOUT,
     as_json: Annotated[bool, typer.Option("--json", help="print the outcome as JSON")] = False,
     setup: SetupOpt = None,
     sandbox_url: SandboxOpt = None,
@@ -87,8 +86,8 @@ def test_cmd(
 
 def _phased_test(box, repo: Path, cmd: str, setup: str, timeout: float):  # type: ignore[no-untyped-def]
     """The test command over HEAD with the working tree's changes, on the cached environment."""
-    from sandlot.coder.phased import outcome
-    from sandlot.repos.source import git, working_patch
+    from sandlot.coder import outcome
+    from sandlot.repos import git, working_patch
 
     root = Path(git(repo, "rev-parse", "--show-toplevel").strip())
     fields = {"base": "HEAD", "setup": setup, "test": cmd, "patch": working_patch(root),
@@ -110,7 +109,7 @@ def code_cmd(
     test_cmd: Annotated[str | None, typer.Option("--test-cmd", help="e.g. 'pytest -q'")] = None,
     max_attempts: Annotated[
         int, typer.Option("--max-attempts", help="edit+test rounds")
-    ] = defaults.ATTEMPTS,
+    ] = ATTEMPTS,
     edit_format: Annotated[
         str | None, typer.Option("--edit-format", help="whole, diff, ... (default: the model's)")
     ] = None,
@@ -124,15 +123,11 @@ def code_cmd(
     aider_config: Annotated[
         bool, typer.Option("--aider-config", help="honour .aider.conf.yml (repo and home)")
     ] = False,
-    timeout: Annotated[
-        float, typer.Option(help="seconds per Aider attempt")
-    ] = defaults.ATTEMPT_TIMEOUT,
-    test_timeout: Annotated[
-        float, typer.Option(help="seconds per test run")
-    ] = defaults.TEST_TIMEOUT,
+    timeout: Annotated[float, typer.Option(help="seconds per Aider attempt")] = ATTEMPT_TIMEOUT,
+    test_timeout: Annotated[float, typer.Option(help="seconds per test run")] = TEST_TIMEOUT,
     llm_grace: Annotated[
         float, typer.Option(help="seconds Aider may retry after a model error before we stop it")
-    ] = defaults.LLM_GRACE,
+    ] = LLM_GRACE,
     stream: Annotated[bool, typer.Option(help="have Aider stream the model's replies")] = False,
     keep_worktree: Annotated[
         bool, typer.Option("--keep-worktree", help="leave the worktree for inspection")
@@ -167,7 +162,7 @@ def code_cmd(
 def _run(task: CodeTask, sandbox_url: str | None, config: Path | None) -> CodeResult:
     """The task's attempts against a sandbox (a server, or one in this process), logged to
     stderr; a failure to start is the command's error."""
-    from sandlot.coder.loop import prepare, run_task
+    from sandlot.coder import prepare, run_task
 
     cfg = load_config(config, slots=1)
     try:
@@ -185,7 +180,7 @@ def _run(task: CodeTask, sandbox_url: str | None, config: Path | None) -> CodeRe
             )
         log = lambda line: err.print(f"[dim]{line}[/dim]", highlight=False)  # noqa: E731
         if task.setup:
-            from sandlot.coder.phased import phased_runners
+            from sandlot.coder import phased_runners
 
             root = prep.state.root
             tests, prove = phased_runners(lambda kind, fields: box.repo(kind, root, fields), prep)

@@ -17,9 +17,9 @@ from sandlot.errors import SandlotError
 if TYPE_CHECKING:
     from sandlot.config import Config
     from sandlot.executor import Execution
-    from sandlot.install.sets import Mirrors
+    from sandlot.install import Mirrors
     from sandlot.service import Service
-    from sandlot.wire.run import RunCodeResponse
+    from sandlot.wire import RunCodeResponse
 
 SERVER_EXTRA = "the server needs sandlot's server extra: pip install 'sandlot[server]'"
 
@@ -39,14 +39,14 @@ def serve(
 ) -> None:
     """Start the HTTP server."""
     try:
-        from sandlot.api import server
+        from sandlot.api import serve as server_serve
     except ImportError as exc:  # a client-only install
         raise fail(f"{SERVER_EXTRA} ({exc})") from None
     cfg = load_config(
         config, host=host, port=port, slots=slots, workers=workers, insecure=insecure or None
     )
     try:
-        server.serve(cfg)
+        server_serve(cfg)
     except (SandlotError, OSError) as exc:  # a setting it refuses, a port in use
         raise fail(str(exc)) from None
 
@@ -65,7 +65,7 @@ def run(
     config: ConfigOpt = None,
 ) -> None:
     """Run a file through the engine on this machine (no server needed)."""
-    from sandlot.api import convert
+    from sandlot.api import response
     from sandlot.executor import CodeRequest
     from sandlot.service import Service
     from sandlot.usecases import run as run_code
@@ -85,7 +85,7 @@ def run(
             raise fail(str(exc)) from None
     finally:
         service.close()
-    body = convert.response(result)
+    body = response(result)
     if as_json:
         console.print_json(body.model_dump_json())
     else:
@@ -103,7 +103,7 @@ def exit_status(result: Execution) -> int:
     """A shell's status for a run: its exit code, 124 past a time limit, 128+N on signal N (as
     timeout(1) and a shell say them), the compiler's when the build failed, 125 when the
     sandbox could not run it."""
-    from sandlot.executor.results import TIME_LIMITS
+    from sandlot.executor import TIME_LIMITS
 
     if result.error is not None:
         return 125
@@ -179,7 +179,7 @@ def setup(
 ) -> None:
     """Install what is missing: bubblewrap, toolchains, the sandbox runtimes, the boxes' init."""
     from sandlot import install
-    from sandlot.jail import box_init
+    from sandlot.jail import build
 
     cfg = load_config(config)
     languages = languages or cfg.languages
@@ -190,9 +190,9 @@ def setup(
             log=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True),
             mirrors=mirrors_of(cfg),
         )  # fmt: skip
-        console.print(f"the boxes' init: {box_init.build()}", highlight=False)
+        console.print(f"the boxes' init: {build()}", highlight=False)
         if with_aider:
-            from sandlot.coder.install import install_aider
+            from sandlot.coder import install_aider
 
             console.print(install_aider(cfg.runtime_dir, log=console.print), highlight=False)
     except SandlotError as exc:
@@ -202,7 +202,7 @@ def setup(
 
 
 def mirrors_of(cfg: Config) -> Mirrors:
-    from sandlot.install.sets import Mirrors
+    from sandlot.install import Mirrors
 
     return Mirrors(maven=cfg.maven_repository, goproxy=cfg.goproxy, cargo=cfg.cargo_registry)
 
@@ -214,8 +214,7 @@ def packages_lock(
     config: ConfigOpt = None,
 ) -> None:
     """Rewrite the package sets' locks (sandlot/languages/packages/) from the registries."""
-    from sandlot.install import Setup, select_rows
-    from sandlot.install.locks import LOCKERS
+    from sandlot.install import LOCKERS, Setup, select_rows
 
     cfg = load_config(config)
     chosen = [s.strip() for s in sets.split(",")] if sets else list(LOCKERS)
@@ -233,7 +232,7 @@ def packages_lock(
 
 def packages_check(config: ConfigOpt = None) -> None:
     """Check that the installed package sets agree with their locks; exit 1 if not."""
-    from sandlot.install.locks import check
+    from sandlot.install import check
 
     problems = check(Path(load_config(config).runtime_dir))
     for line in problems:

@@ -24,13 +24,13 @@ from sandlot.cli.common import ConfigOpt, console, fail, load_config, show_table
 from sandlot.errors import SandlotError
 
 if TYPE_CHECKING:  # the judge is imported by the commands that judge, not by every command
-    from sandlot.judge.batch import Sample
+    from sandlot.judge import Sample
 
     Done = Callable[[Sample, dict[str, Any]], None]
 
 
 def read_samples(path: Path) -> list[Sample]:
-    from sandlot.judge.batch import number_samples
+    from sandlot.judge import number_samples
 
     rows = []
     try:
@@ -232,7 +232,7 @@ def eval_command(
             raise fail(str(exc), 1) from None
     for node, count in per_node.items():
         console.print(f"ray node {node[:12]}: {count} samples judged")
-    from sandlot.judge.metrics import counts, summarize
+    from sandlot.judge import counts, summarize
 
     done = results.done
     pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]

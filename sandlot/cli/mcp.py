@@ -28,6 +28,6 @@ def mcp_cmd(
 
     Runs code in a local jail when run as root, else on the server given (docs/mcp.md).
     """
-    from sandlot.mcp.stdio import main
+    from sandlot.mcp import main
 
     raise typer.Exit(main(server, api_key, load_config(config)))

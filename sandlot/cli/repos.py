@@ -118,7 +118,7 @@ def env_rm(
 
 
 def _store(config: Path | None):  # type: ignore[no-untyped-def]
-    from sandlot.repos.store import Store
+    from sandlot.repos import Store
 
     cfg = load_config(config)
     store = Store(cfg.repo_dir, cfg.repo_env_quota)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sandlot.client import Client
-from sandlot.coder.testrun import TestOutcome, collect_files, run_tests
+from sandlot.coder import TestOutcome, collect_files, run_tests
 from sandlot.config import Config
 from sandlot.errors import SandlotError, ServerError
 from sandlot.service import Service
@@ -19,7 +19,7 @@ from sandlot.service import Service
 
 def _bundle(root: Path, base: str) -> tuple[str, str]:
     """The base's history as a git bundle (base64), and the base's hash: what a server gets."""
-    from sandlot.repos.source import bundle_from_path
+    from sandlot.repos import bundle_from_path
 
     with tempfile.TemporaryDirectory() as tmp:
         bundle, sha = bundle_from_path(root, base, Path(tmp), None)
@@ -45,7 +45,7 @@ class LocalSandbox:
 
     def repo(self, kind: str, root: Path, fields: dict[str, Any]) -> dict[str, Any]:
         """A repository task (grade, setup, test) on the repository at `root`, in this process."""
-        from sandlot.repos.tasks import Repository, by_kind
+        from sandlot.repos import Repository, by_kind
 
         job = by_kind(self.service.repos, kind, Repository(path=str(root)), fields)
         return self.loop.run_until_complete(job)

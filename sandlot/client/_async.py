@@ -19,10 +19,13 @@ from sandlot.client._base import (
     auth_headers,
 )
 from sandlot.client._sessions import AsyncSession, Snapshot, _Base
-from sandlot.wire.batch import RunBatchResponse
-from sandlot.wire.judge import EvalResult
-from sandlot.wire.run import RunCodeResponse
-from sandlot.wire.sessions import RunJupyterResponse, SnapshotInfo
+from sandlot.wire import (
+    EvalResult,
+    RunBatchResponse,
+    RunCodeResponse,
+    RunJupyterResponse,
+    SnapshotInfo,
+)
 
 
 class AsyncClient(BaseClient):

@@ -14,9 +14,7 @@ from tenacity import retry_if_exception, stop_after_attempt, wait_random_exponen
 
 from sandlot.client._servers import Servers
 from sandlot.errors import ServerError, Unreachable
-from sandlot.wire.batch import RunBatchResponse
-from sandlot.wire.judge import EvalResult
-from sandlot.wire.run import RunCodeResponse
+from sandlot.wire import EvalResult, RunBatchResponse, RunCodeResponse
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 API_KEY_ENV = "SANDLOT_API_KEY"

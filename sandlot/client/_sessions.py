@@ -39,7 +39,7 @@ import httpx
 
 from sandlot.client._base import BaseClient, Files
 from sandlot.errors import ServerError
-from sandlot.wire.sessions import (
+from sandlot.wire import (
     ExecuteResponse,
     ForkResponse,
     Holds,

@@ -9,9 +9,83 @@ of the same name.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sandlot.coder.git import git
 from sandlot.coder.route import Decision, route
 from sandlot.faces import lazy
 
-__all__ = ["Decision", "git", "route"]
-__getattr__ = lazy(__name__, {})
+if TYPE_CHECKING:
+    from sandlot.coder.install import install_aider
+    from sandlot.coder.jobs import CoderJobs, confined
+    from sandlot.coder.loop import prepare, run_task
+    from sandlot.coder.owner import Owner
+    from sandlot.coder.phased import outcome, phased_runners
+    from sandlot.coder.route import MAX_REQUEST_CHARS
+    from sandlot.coder.task import (
+        ATTEMPT_TIMEOUT,
+        ATTEMPTS,
+        LLM_GRACE,
+        MAX_ATTEMPT_TIMEOUT,
+        MAX_ATTEMPTS,
+        MAX_LLM_GRACE,
+        TEST_TIMEOUT,
+        CodeResult,
+        CodeTask,
+    )
+    from sandlot.coder.testrun import TestOutcome, collect_files, run_files, run_tests
+
+__all__ = [
+    "ATTEMPTS",
+    "ATTEMPT_TIMEOUT",
+    "LLM_GRACE",
+    "MAX_ATTEMPTS",
+    "MAX_ATTEMPT_TIMEOUT",
+    "MAX_LLM_GRACE",
+    "MAX_REQUEST_CHARS",
+    "TEST_TIMEOUT",
+    "CodeResult",
+    "CodeTask",
+    "CoderJobs",
+    "Decision",
+    "Owner",
+    "TestOutcome",
+    "collect_files",
+    "confined",
+    "git",
+    "install_aider",
+    "outcome",
+    "phased_runners",
+    "prepare",
+    "route",
+    "run_files",
+    "run_task",
+    "run_tests",
+]
+__getattr__ = lazy(
+    __name__,
+    {
+        "ATTEMPTS": "sandlot.coder.task",
+        "ATTEMPT_TIMEOUT": "sandlot.coder.task",
+        "CodeResult": "sandlot.coder.task",
+        "CodeTask": "sandlot.coder.task",
+        "CoderJobs": "sandlot.coder.jobs",
+        "LLM_GRACE": "sandlot.coder.task",
+        "MAX_ATTEMPTS": "sandlot.coder.task",
+        "MAX_ATTEMPT_TIMEOUT": "sandlot.coder.task",
+        "MAX_LLM_GRACE": "sandlot.coder.task",
+        "MAX_REQUEST_CHARS": "sandlot.coder.route",
+        "Owner": "sandlot.coder.owner",
+        "TEST_TIMEOUT": "sandlot.coder.task",
+        "TestOutcome": "sandlot.coder.testrun",
+        "collect_files": "sandlot.coder.testrun",
+        "confined": "sandlot.coder.jobs",
+        "install_aider": "sandlot.coder.install",
+        "outcome": "sandlot.coder.phased",
+        "phased_runners": "sandlot.coder.phased",
+        "prepare": "sandlot.coder.loop",
+        "run_files": "sandlot.coder.testrun",
+        "run_task": "sandlot.coder.loop",
+        "run_tests": "sandlot.coder.testrun",
+    },
+)

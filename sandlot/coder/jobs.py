@@ -29,7 +29,7 @@ from sandlot.errors import Forbidden, InvalidRequest, Overloaded
 from sandlot.executor import Executor
 
 if TYPE_CHECKING:
-    from sandlot.repos.tasks import Repos
+    from sandlot.repos import Repos
 
 
 class CoderJobs:
@@ -93,7 +93,7 @@ class CoderJobs:
         prove = None
         if task.setup and self._repos is not None:
             from sandlot.coder.phased import phased_runners
-            from sandlot.repos.tasks import Repository, by_kind
+            from sandlot.repos import Repository, by_kind
 
             repos, repo = self._repos(), Repository(path=str(prep.state.root), owner=owner)
 

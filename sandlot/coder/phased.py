@@ -15,7 +15,7 @@ from typing import Any
 
 from sandlot.coder.loop import Prepared, Prover, TestRunner
 from sandlot.coder.testrun import TestOutcome
-from sandlot.repos.source import git
+from sandlot.repos import git
 
 RepoCall = Callable[[str, dict[str, Any]], dict[str, Any]]
 

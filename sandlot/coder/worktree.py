@@ -114,7 +114,7 @@ class Worktree:
         """A clone of the base commit's history alone (no later commit, tag or ref of the
         repository), on a new branch: Aider works where the answer cannot be looked up. The
         branch reaches the repository by `deliver`."""
-        from sandlot.repos.source import bundle_from_path
+        from sandlot.repos import bundle_from_path
 
         branch = f"sandlot/coder-{slug(message)}-{secrets.token_hex(3)}"
         path = parent / "worktree"

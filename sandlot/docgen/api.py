@@ -21,7 +21,7 @@ PATTERN_WIDTH = 40
 
 
 def schema() -> Schema:
-    from sandlot.api.app import create_app  # the server's extras
+    from sandlot.api import create_app  # the server's extras
     from sandlot.service import Service
 
     config = Config(**{s.name: s.default for s in SETTINGS})

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sandlot.docgen import DOCS, rewrite
-from sandlot.languages.registry import Availability, Language, Registry
-from sandlot.languages.table import LANGUAGES
+from sandlot.languages import LANGUAGES, Availability, Language, Registry
 
 BLOCK = "languages"
 RUNTIME = "/opt/sandlot"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, NoReturn
 
 from sandlot.config import SETTINGS, VARIABLES, MiB, Setting
-from sandlot.judge.integrity import TABLE
+from sandlot.judge import TABLE
 
 RUNTIME = "/opt/sandlot"  # where a registry looks for toolchains: nothing here probes them
 # Defaults that depend on the machine the table is rendered on, in words.
@@ -73,7 +73,7 @@ def integrity() -> str:
 
 def datasets() -> str:
     """The shipped datasets as GET /v1/datasets lists them (no user datasets: no dataset_dir)."""
-    from sandlot.api.judge import dataset_infos  # the server's extras
+    from sandlot.api import dataset_infos  # the server's extras
     from sandlot.judge import Datasets, Judge
     from sandlot.languages import LANGUAGES, Registry
 

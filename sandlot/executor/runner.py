@@ -30,8 +30,7 @@ from sandlot.executor.guards import Seal, Sources
 from sandlot.executor.limits import asked_of, check_asked, limits_for
 from sandlot.executor.results import CaseResult, Execution, TestRun, describe
 from sandlot.executor.shell import shell_spec
-from sandlot.jail import Jail, Limits, Outcome, RunSpec
-from sandlot.jail.workdir import safe_relpath
+from sandlot.jail import Jail, Limits, Outcome, RunSpec, safe_relpath
 from sandlot.languages import Language, Registry
 from sandlot.limits import COMPILE_TIMEOUT, MEMORY, RUN_TIMEOUT, RequestLimit
 

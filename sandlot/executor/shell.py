@@ -7,8 +7,7 @@ from sandlot.config import Config
 from sandlot.errors import InvalidRequest
 from sandlot.executor.limits import limits_for
 from sandlot.jail import RunSpec
-from sandlot.languages import Registry
-from sandlot.languages.native import RUST_BIN
+from sandlot.languages import RUST_BIN, Registry
 from sandlot.limits import RUN_TIMEOUT
 
 

@@ -34,6 +34,7 @@ from sandlot.install.go import ensure_go, ensure_go_cache
 from sandlot.install.gomod import ensure_go_modules
 from sandlot.install.jars import ensure_jars
 from sandlot.install.jvm import ensure_cds
+from sandlot.install.locks import LOCKERS, check
 from sandlot.install.node import ensure_npm
 from sandlot.install.process import PROGRESS
 from sandlot.install.python import ensure_python
@@ -43,11 +44,28 @@ from sandlot.install.ruby import ensure_ruby_boot
 from sandlot.install.rust import ensure_rust_crates, ensure_rust_toolchain
 from sandlot.install.sets import Mirrors
 from sandlot.install.step import MIRRORS_DEFAULT, Setup, SetupError, Step
-from sandlot.languages.jvm import JARS_DIR
-from sandlot.languages.native import CATCH2_DIR, CPP_PRELUDE_DIR, CRATES, GO_MODULES
-from sandlot.languages.scripting import R_DIR, RUBY_DIR
+from sandlot.languages import (
+    CATCH2_DIR,
+    CPP_PRELUDE_DIR,
+    CRATES,
+    GO_MODULES,
+    JARS_DIR,
+    R_DIR,
+    RUBY_DIR,
+)
 
-__all__ = ["STEPS", "Mirrors", "Setup", "SetupError", "Step", "install", "run_step", "select_rows"]
+__all__ = [
+    "LOCKERS",
+    "STEPS",
+    "Mirrors",
+    "Setup",
+    "SetupError",
+    "Step",
+    "check",
+    "install",
+    "run_step",
+    "select_rows",
+]
 
 STEPS: tuple[Step, ...] = (
     Step("apt packages", None, ensure_apt),

@@ -14,7 +14,7 @@ from sandlot.install.files import (
 )
 from sandlot.install.process import run
 from sandlot.install.step import Setup
-from sandlot.languages.native import CATCH2_DIR, CATCH2_FLAGS
+from sandlot.languages import CATCH2_DIR, CATCH2_FLAGS
 
 CATCH2_MAIN = "#define CATCH_CONFIG_MAIN\n#include <catch2/catch.hpp>\n"
 CATCH2_HEADER = Path("/usr/include/catch2/catch.hpp")

@@ -15,7 +15,7 @@ from sandlot.install.files import (
 )
 from sandlot.install.process import run
 from sandlot.install.step import Setup
-from sandlot.languages.native import CPP_FLAGS, CPP_PRELUDE, CPP_PRELUDE_DIR
+from sandlot.languages import CPP_FLAGS, CPP_PRELUDE, CPP_PRELUDE_DIR
 
 GXX = "/usr/bin/g++"  # the cpp row's
 HEADER = "sandlot_prelude.hpp"

@@ -25,7 +25,7 @@ from sandlot.install.go import go_build_env
 from sandlot.install.process import PATH, host_env, run
 from sandlot.install.sets import LOCKS, Mirrors, SetStatus, fallback_line, write_status
 from sandlot.install.step import Setup, SetupError
-from sandlot.languages.native import GO, GO_MODULES
+from sandlot.languages import GO, GO_MODULES
 
 GO_LOCK = LOCKS / "go"
 LOCK_FILES = ("go.mod", "go.sum", "imports.go")

@@ -40,7 +40,7 @@ from sandlot.install.sets import (
     write_status,
 )
 from sandlot.install.step import Setup, SetupError
-from sandlot.languages.jvm import JARS_DIR, MAVEN_JARS, VERSIONS_FILE
+from sandlot.languages import JARS_DIR, MAVEN_JARS, VERSIONS_FILE
 
 JARS_LOCK = LOCKS / "maven" / "jars.lock"
 MVN = "/usr/bin/mvn"

@@ -13,8 +13,7 @@ from pathlib import Path
 from sandlot.install.files import install_file
 from sandlot.install.process import PATH, as_nobody, run
 from sandlot.install.step import Setup, SetupError
-from sandlot.languages import Language
-from sandlot.languages.jvm import JAVA
+from sandlot.languages import JAVA, Language
 
 
 def ensure_cds(setup: Setup) -> str:

@@ -22,8 +22,7 @@ from sandlot.install.process import PATH, run
 from sandlot.install.rust import RUST_LOCK, cargo_env, tool
 from sandlot.install.sets import Mirrors, read_status
 from sandlot.install.step import Setup
-from sandlot.languages.jvm import JARS_DIR
-from sandlot.languages.native import CRATES, GO, GO_MODULES, RUST_TOOLCHAIN
+from sandlot.languages import CRATES, GO, GO_MODULES, JARS_DIR, RUST_TOOLCHAIN
 
 # The toolchain's .debs; std's runtime library is named after the Rust release (found from
 # libstd-rust-web-dev's dependencies).

@@ -18,7 +18,7 @@ from pathlib import Path
 from sandlot.install.files import install_text
 from sandlot.install.process import PATH, run
 from sandlot.install.step import Setup, SetupError
-from sandlot.languages.scripting import R_BOOT
+from sandlot.languages import R_BOOT
 
 # Run by the host's Rscript, with its default packages attached: what the boot file lists.
 # - The packages in search order (the winner of a name first), each with the objects it exports

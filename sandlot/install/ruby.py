@@ -17,7 +17,7 @@ from pathlib import Path
 from sandlot.install.files import install_text
 from sandlot.install.process import PATH, run
 from sandlot.install.step import Setup, SetupError
-from sandlot.languages.scripting import RUBY_BOOT
+from sandlot.languages import RUBY_BOOT
 
 # Run by the host's Ruby, with RubyGems: what the boot file lists, as Ruby literals.
 # - Only gem dirs under /usr, the one tree of the host's a box sees (/var/lib/gems is not in it).

@@ -40,8 +40,7 @@ from sandlot.install.sets import (
     write_status,
 )
 from sandlot.install.step import Setup, SetupError
-from sandlot.languages import LANGUAGES
-from sandlot.languages.native import CRATES, RUST_CRATES, RUST_TOOLCHAIN
+from sandlot.languages import CRATES, LANGUAGES, RUST_CRATES, RUST_TOOLCHAIN
 
 RUST_LOCK = LOCKS / "rust"
 # Runs rustc or cargo of the unpacked toolchain: its own libraries (librustc_driver, std's

@@ -16,7 +16,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from sandlot.languages.registry import PACKAGES_STATUS as STATUS
+from sandlot.languages import PACKAGES_STATUS as STATUS
 
 LOCKS = Path(__file__).resolve().parent.parent / "languages" / "packages"
 

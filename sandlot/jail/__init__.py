@@ -3,7 +3,37 @@
 Knows nothing of languages (never imports sandlot.languages or anything above it).
 """
 
+from sandlot.jail.box_init import build
+from sandlot.jail.bwrap import BOX_WORKDIR, hidden_in_a_box
+from sandlot.jail.layers import Frozen, LayerBusy, copy_layer
+from sandlot.jail.live import LiveBox, LiveBoxes, LiveConfig, Pipes
+from sandlot.jail.placement import allowed, describe, parse, resolve
 from sandlot.jail.pool import Jail, JailConfig
 from sandlot.jail.spec import Limit, Limits, Outcome, RunSpec
+from sandlot.jail.workdir import mount_tmpfs, safe_relpath, unmount_all
 
-__all__ = ["Jail", "JailConfig", "Limit", "Limits", "Outcome", "RunSpec"]
+__all__ = [
+    "BOX_WORKDIR",
+    "Frozen",
+    "Jail",
+    "JailConfig",
+    "LayerBusy",
+    "Limit",
+    "Limits",
+    "LiveBox",
+    "LiveBoxes",
+    "LiveConfig",
+    "Outcome",
+    "Pipes",
+    "RunSpec",
+    "allowed",
+    "build",
+    "copy_layer",
+    "describe",
+    "hidden_in_a_box",
+    "mount_tmpfs",
+    "parse",
+    "resolve",
+    "safe_relpath",
+    "unmount_all",
+]

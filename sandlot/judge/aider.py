@@ -11,7 +11,7 @@ import shlex
 import zipfile
 from pathlib import Path
 
-from sandlot.executor.seal import SEAL_FILE as SEAL
+from sandlot.executor import SEAL_FILE as SEAL
 from sandlot.judge import braces, python_tests, reports, split, split_java
 from sandlot.judge.extract import Extracted, fenced_blocks
 from sandlot.judge.plans import Assembled, Program
@@ -20,7 +20,7 @@ from sandlot.judge.splices import Row
 from sandlot.judge.split import cpp as split_cpp
 from sandlot.judge.split import go as split_go
 from sandlot.judge.split import rust as split_rust
-from sandlot.languages.native import RUST_CRATES
+from sandlot.languages import RUST_CRATES
 
 
 def _test_texts(row: Row) -> dict[str, str]:

@@ -3,7 +3,7 @@ testlib's exit codes for a custom checker program, which the judge runs in the j
 
 from __future__ import annotations
 
-from sandlot.executor.compare import MODES, Checker
+from sandlot.executor import MODES, Checker
 
 __all__ = ["MODES", "TESTLIB", "Checker"]
 

@@ -33,7 +33,7 @@ from sandlot.judge.split import cpp as split_cpp
 from sandlot.judge.split import d as split_d
 from sandlot.judge.split import go as split_go
 from sandlot.judge.split import rust as split_rust
-from sandlot.languages.native import CPP_PRELUDE
+from sandlot.languages import CPP_PRELUDE
 
 # C-like declarations: a type (words, `::`, `<...>`, `*`, `&`, `[]`, D's `Tuple!(long, long)`,
 # C#'s `(int, string)`), the name, its parameters, and no `;` after them on that line; a

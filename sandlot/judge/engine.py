@@ -16,8 +16,17 @@ from typing import Any
 
 from sandlot import events
 from sandlot.errors import InvalidRequest, JailError, SandlotError, UnknownLanguage
-from sandlot.executor import CodeRequest, Execution, Executor, Item, ItemOutcome, Outcome, Run, Seal
-from sandlot.executor.seal import counts
+from sandlot.executor import (
+    CodeRequest,
+    Execution,
+    Executor,
+    Item,
+    ItemOutcome,
+    Outcome,
+    Run,
+    Seal,
+    counts,
+)
 from sandlot.judge import prompts, reports
 from sandlot.judge.checkers import TESTLIB, Checker
 from sandlot.judge.datasets import (

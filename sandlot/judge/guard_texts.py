@@ -10,7 +10,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sandlot.executor.seal import SEAL_FILE as SEAL
+from sandlot.executor import SEAL_FILE as SEAL
 from sandlot.judge import braces, sites
 
 NAME = "__SANDLOT_SEAL_NAME__"  # in an end statement, until the start draws the name

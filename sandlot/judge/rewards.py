@@ -40,10 +40,11 @@ from sandlot.executor import (
     Seal,
     TestCase,
     Verdict,
+    asked_of,
+    counts,
+    describe,
+    verdict_of,
 )
-from sandlot.executor.limits import asked_of
-from sandlot.executor.results import describe, verdict_of
-from sandlot.executor.seal import counts
 from sandlot.judge import guards, harnesses
 from sandlot.judge.assemble import PY_IMPORTS
 from sandlot.judge.checkers import Checker

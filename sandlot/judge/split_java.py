@@ -23,11 +23,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sandlot.executor.seal import SEAL_FILE
+from sandlot.executor import SEAL_FILE
 from sandlot.judge import braces, sites
 from sandlot.judge.plans import Program
 from sandlot.judge.splices import open_scope
-from sandlot.languages.jvm import SPLIT_DIR as ANSWER_DIR
+from sandlot.languages import SPLIT_DIR as ANSWER_DIR
 
 Row = dict[str, Any]
 RESERVED = f"{ANSWER_DIR}/reserved"

@@ -26,11 +26,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sandlot.executor.seal import SEAL_FILE
+from sandlot.executor import SEAL_FILE
 from sandlot.judge import braces, sites, splices
 from sandlot.judge.plans import Program
-from sandlot.languages.csharp import ANSWER_ALIAS
-from sandlot.languages.jvm import SPLIT_DIR as ANSWER_DIR
+from sandlot.languages import ANSWER_ALIAS
+from sandlot.languages import SPLIT_DIR as ANSWER_DIR
 
 SECRET = "sandlotSecret"
 

@@ -11,7 +11,13 @@ face that serves it (stdio or `/mcp`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sandlot.faces import lazy
 
-__all__: list[str] = []
-__getattr__ = lazy(__name__, {})
+if TYPE_CHECKING:
+    from sandlot.mcp.http import install
+    from sandlot.mcp.stdio import main
+
+__all__: list[str] = ["install", "main"]
+__getattr__ = lazy(__name__, {"install": "sandlot.mcp.http", "main": "sandlot.mcp.stdio"})

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from mcp.server.mcpserver import Context
 from starlette.requests import Request
 
-from sandlot.api.sessions import owner as http_owner
+from sandlot.api import owner as http_owner
 from sandlot.tenancy import LOCAL, Owner
 
 STDIO = Owner(LOCAL, "stdio")

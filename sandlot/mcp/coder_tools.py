@@ -14,14 +14,13 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandlot.coder import ATTEMPTS, MAX_ATTEMPTS, CodeTask
 from sandlot.coder import route as route_request
-from sandlot.coder import task as defaults
-from sandlot.coder.task import CodeTask
 from sandlot.mcp import caller, shape
 from sandlot.mcp.progress import reporting
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
-from sandlot.wire.coder import CodeRequest, RouteResponse
+from sandlot.wire import CodeRequest, RouteResponse
 
 # Which tool of this server serves each (route, mode) `route` decides.
 TOOL_FOR = {
@@ -121,7 +120,7 @@ def register(server: MCPServer, service: Service) -> None:
         model: Annotated[
             str | None, Field(description="litellm model name (default: the server's)")
         ] = None,
-        max_attempts: Annotated[int, Field(ge=1, le=defaults.MAX_ATTEMPTS)] = defaults.ATTEMPTS,
+        max_attempts: Annotated[int, Field(ge=1, le=MAX_ATTEMPTS)] = ATTEMPTS,
         ask: Annotated[bool, Field(description="answer a question; edit nothing")] = False,
         setup: Annotated[str | None, Field(description=AS_HTTP["setup"], max_length=65536)] = None,
         allow_test_changes: Annotated[

@@ -32,7 +32,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from starlette.types import Message, Receive, Scope, Send
 
-from sandlot.api.auth import tenant_of
+from sandlot.api import tenant_of
 from sandlot.mcp import caller, python_tool
 from sandlot.mcp.progress import STREAMED
 from sandlot.mcp.server import build

@@ -14,14 +14,14 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from sandlot.api import repos as http
+from sandlot.api import grade
 from sandlot.errors import InvalidRequest
 from sandlot.mcp import caller, shape
 from sandlot.mcp.coder_tools import Record
 from sandlot.mcp.progress import reporting
 from sandlot.mcp.shape import section, tool_errors
 from sandlot.service import Service
-from sandlot.wire.repos import GradeRequest
+from sandlot.wire import GradeRequest
 
 # Grading reads the repository and writes only its own cache: idempotent, closed world (the
 # setup phase reaches only the package registries, through the egress proxy).
@@ -85,5 +85,5 @@ def register(server: MCPServer, service: Service) -> None:
         with tool_errors():
             req = _request(given)
             async with reporting(ctx, "grading"):
-                out: dict[str, Any] = await http.grade(req, service, caller.owner(ctx).tenant)
+                out: dict[str, Any] = await grade(req, service, caller.owner(ctx).tenant)
         return shape.result(_text(out), out)

@@ -15,13 +15,12 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from sandlot import usecases
-from sandlot.api import convert
-from sandlot.api.judge import eval_result, judge_config
+from sandlot.api import code_request, eval_result, judge_config, response, test_response
+from sandlot.api import test_cases as convert_test_cases
 from sandlot.mcp import shape
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
-from sandlot.wire.judge import EvalResult, Prompt, TestConfig
-from sandlot.wire.run import RunCodeRequest, RunCodeResponse, TestCaseIn
+from sandlot.wire import EvalResult, Prompt, RunCodeRequest, RunCodeResponse, TestCaseIn, TestConfig
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 # A run changes nothing outside its box, which is gone after it: safe to repeat.
@@ -109,8 +108,8 @@ def register(server: MCPServer, service: Service) -> None:
                 fetch_files=fetch_files, run_timeout=run_timeout,
                 compile_timeout=compile_timeout, memory_limit_MB=memory_limit_MB,
             )  # fmt: skip
-            execution = await usecases.run(service, convert.code_request(req))
-            out = convert.response(execution)
+            execution = await usecases.run(service, code_request(req))
+            out = response(execution)
             notes: list[str] = []
             text, res = run_text(out, notes)
             blocks = shape.file_blocks(execution.files, "run")
@@ -139,9 +138,9 @@ def register(server: MCPServer, service: Service) -> None:
                 language=language, code=code, test_cases=test_cases, run_timeout=run_timeout,
                 memory_limit_MB=memory_limit_MB,
             )  # fmt: skip
-            code_req = convert.code_request(req)
-            run = await usecases.run_tests(service, code_req, convert.test_cases(req))
-            out = convert.test_response(run)
+            code_req = code_request(req)
+            run = await usecases.run_tests(service, code_req, convert_test_cases(req))
+            out = test_response(run)
             notes: list[str] = []
             text, res = run_text(out, notes)
             lines = [f"{sum(c.passed for c in out.tests or [])}/{len(out.tests or [])} passed"]

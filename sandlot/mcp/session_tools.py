@@ -17,14 +17,15 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ContentBlock, ImageContent, ToolAnnotations
 from pydantic import Field
 
-from sandlot.api import session_convert as convert
+from sandlot.api import execute_response, fork_response, snapshot_info
+from sandlot.api import info as convert_info
 from sandlot.errors import InvalidRequest, TooLarge
 from sandlot.mcp import caller, shape
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
 from sandlot.sessions import Result, Session
 from sandlot.usecases import execute_in_session
-from sandlot.wire.sessions import (
+from sandlot.wire import (
     ExecuteResponse,
     FileWritten,
     ForkResponse,
@@ -131,7 +132,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
                 files={k: v.encode() for k, v in (files or {}).items()}, snapshot=snapshot,
             )  # fmt: skip
             opened.add(caller.connection(ctx), session.id)
-            info = convert.info(session)
+            info = convert_info(session)
         text = (f"session {info.id} ({info.language}, {info.kernel.get('language_version', '')}"
                 f") is open; it ends after {info.idle_timeout:g} s unused")  # fmt: skip
         return shape.result(text, info)
@@ -165,9 +166,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
                         )
             finally:
                 execution.abandon()  # cancelled or gone: the cell is interrupted
-            res = RunResult.model_validate(
-                convert.execute_response(session_id, result).model_dump()
-            )
+            res = RunResult.model_validate(execute_response(session_id, result).model_dump())
             notes: list[str] = []
             res.stdout = clip(res.stdout, "stdout", notes)
             res.stderr = clip(res.stderr, "stderr", notes)
@@ -226,9 +225,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         starts a session from it later (roll back to it, or branch from it)."""
         with tool_errors():
             tenant = caller.owner(ctx).tenant
-            info = convert.snapshot_info(
-                await service.require_sessions().snapshot(session_id, tenant)
-            )
+            info = snapshot_info(await service.require_sessions().snapshot(session_id, tenant))
         return shape.result(f"snapshot {info.id} of session {session_id}" + kept(info.holds), info)
 
     @server.tool(annotations=OPENS, structured_output=True)
@@ -244,7 +241,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
             children, state = await manager.fork(session_id, caller.owner(ctx).tenant, count)
             for child in children:
                 opened.add(caller.connection(ctx), child.id)
-            out = convert.fork_response(session_id, children, state)
+            out = fork_response(session_id, children, state)
         ids = ", ".join(s.id for s in out.sessions)
         return shape.result(f"{len(out.sessions)} sessions from {session_id}: {ids}"
                             + kept(out.holds), out)  # fmt: skip
@@ -258,5 +255,5 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
             tenant = caller.owner(ctx).tenant
             session = await service.require_sessions().delete(session_id, tenant)
             opened.discard(caller.connection(ctx), session_id)
-            info = convert.info(session)
+            info = convert_info(session)
         return shape.result(f"session {session_id} is closed", info)

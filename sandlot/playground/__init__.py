@@ -12,6 +12,10 @@ import hashlib
 from dataclasses import dataclass
 from importlib import resources
 
+from sandlot.playground.templates import as_json
+
+__all__ = ["StaticFile", "as_json", "static_files"]
+
 MEDIA_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript; charset=utf-8",

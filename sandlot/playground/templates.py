@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from sandlot.languages.hello import HELLO_WORLDS
+from sandlot.languages import HELLO_WORLDS
 
 
 @dataclass(frozen=True, slots=True)

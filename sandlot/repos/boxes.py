@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 
 from sandlot.config import Config
-from sandlot.executor.shell import shell_spec
+from sandlot.executor import shell_spec
 from sandlot.jail import Limits, RunSpec
 from sandlot.languages import Registry
 from sandlot.repos.ecosystems import REPO, REPORT_DIR, TMP, Ecosystem

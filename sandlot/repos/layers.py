@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandlot.errors import JailError
-from sandlot.jail.workdir import mount_tmpfs, unmount_all
+from sandlot.jail import mount_tmpfs, unmount_all
 from sandlot.repos.store import alive
 
 MS_NOSUID, MS_NODEV = 2, 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sandlot.coder.owner import Owner
+from sandlot.coder import Owner
 from sandlot.repos import envs, grade
 from sandlot.repos.reports import Verdicts
 from sandlot.tenancy import LOCAL

@@ -17,8 +17,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.coder.git import git as run_git
-from sandlot.coder.owner import Owner
+from sandlot.coder import Owner
+from sandlot.coder import git as run_git
 from sandlot.errors import GitFailed, InvalidRequest, SandlotError
 
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")

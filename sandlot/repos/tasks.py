@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sandlot.coder.owner import Owner
+from sandlot.coder import Owner
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailError, NotFound
 from sandlot.executor import Executor
@@ -70,7 +70,7 @@ class Repos:
         `coder_roots`, read by git as its owner (never root); an upload as it is."""
         if path is None:
             return Repository(tarball=tarball)
-        from sandlot.coder.jobs import confined
+        from sandlot.coder import confined
 
         real = confined(self.config, path, "grading")
         return Repository(path=str(real), owner=Owner.of(real))

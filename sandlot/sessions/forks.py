@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandlot.errors import Conflict, InvalidRequest, SessionEnded
-from sandlot.jail.layers import Frozen, LayerBusy
+from sandlot.jail import Frozen, LayerBusy
 from sandlot.sessions.link import AgentGone
 from sandlot.sessions.session import Session, SessionLimits
 from sandlot.sessions.snapshots import Book, Snapshot, Store

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from typing import Any, NoReturn, cast
 
-from sandlot.jail.live import Pipes
+from sandlot.jail import Pipes
 from sandlot.sessions import events
 from sandlot.sessions.box import frames
 from sandlot.sessions.pipe_ends import ReadEnd, WriteEnd

@@ -41,11 +41,8 @@ from sandlot.errors import (
     TooManySessions,
 )
 from sandlot.errors import NotFound as _NotFound
-from sandlot.executor.limits import limits_for
-from sandlot.jail import Jail, RunSpec
-from sandlot.jail.bwrap import BOX_WORKDIR, hidden_in_a_box
-from sandlot.jail.layers import Frozen
-from sandlot.jail.live import LiveBoxes, LiveConfig
+from sandlot.executor import limits_for
+from sandlot.jail import BOX_WORKDIR, Frozen, Jail, LiveBoxes, LiveConfig, RunSpec, hidden_in_a_box
 from sandlot.languages import Registry
 from sandlot.limits import MEMORY, SESSION_LIFETIME, MiB
 from sandlot.sessions import box

@@ -21,9 +21,7 @@ from typing import Any
 
 from sandlot import events as engine_events
 from sandlot.errors import SessionEnded
-from sandlot.jail.layers import Frozen
-from sandlot.jail.live import LiveBox, LiveBoxes, Pipes
-from sandlot.jail.spec import RunSpec
+from sandlot.jail import Frozen, LiveBox, LiveBoxes, Pipes, RunSpec
 from sandlot.sessions import events
 from sandlot.sessions.box import frames
 from sandlot.sessions.link import AgentGone, AgentLink, AgentSilent

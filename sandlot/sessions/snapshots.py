@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sandlot.errors import InvalidRequest, NotFound, QuotaExceeded
-from sandlot.jail.layers import Frozen, copy_layer
+from sandlot.jail import Frozen, copy_layer
 from sandlot.tenancy import Tenant
 
 log = logging.getLogger("sandlot.sessions")

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandlot.judge.batch import Sample, judge_many, record
+from sandlot.judge import Sample, judge_many, record
 
 if TYPE_CHECKING:
     from sandlot.judge import EvalResult, Judge, JudgeConfig
     from sandlot.service import Service
-    from sandlot.wire.judge import EvalResult as Answer
+    from sandlot.wire import EvalResult as Answer
 
 Record = dict[str, Any]
 

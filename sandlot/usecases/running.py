@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sandlot.coder.testrun import TestOutcome
+    from sandlot.coder import TestOutcome
     from sandlot.executor import CodeRequest, Execution, TestCase, TestRun
-    from sandlot.judge.rewards import ItemResult, RewardItem
+    from sandlot.judge import ItemResult, RewardItem
     from sandlot.service import Service
 
 
@@ -28,15 +28,15 @@ async def run_batch(
     service: Service, items: list[RewardItem], stop_on_first_failure: bool = False
 ) -> list[ItemResult]:
     """Score every item against its tests (a reward each), in item order."""
-    from sandlot.judge import rewards
+    from sandlot.judge import score_batch
 
-    return await rewards.score_batch(service.require_executor(), items, stop_on_first_failure)
+    return await score_batch(service.require_executor(), items, stop_on_first_failure)
 
 
 async def repo_tests(
     service: Service, files: dict[str, bytes], cmd: str, timeout: float | None
 ) -> TestOutcome:
     """A repository's test command over its files (relative path -> content), in a fresh box."""
-    from sandlot.coder import testrun
+    from sandlot.coder import run_files
 
-    return await testrun.run_files(service.require_executor(), files, cmd, timeout)
+    return await run_files(service.require_executor(), files, cmd, timeout)

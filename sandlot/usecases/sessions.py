@@ -27,7 +27,7 @@ def check_size(cfg: Config, *code: str) -> None:
 
 def timeout(cfg: Config, value: float | None, what: str = "timeout") -> float:
     """`value` (the server's run_timeout when not given), refused above the server's maximum."""
-    from sandlot.sessions.manager import bounded
+    from sandlot.sessions import bounded
 
     return bounded(value or cfg.run_timeout, cfg.max_run_timeout, what)
 

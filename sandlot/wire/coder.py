@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandlot.coder import task as defaults
-from sandlot.coder.route import MAX_REQUEST_CHARS
+from sandlot.coder import (
+    ATTEMPT_TIMEOUT,
+    ATTEMPTS,
+    LLM_GRACE,
+    MAX_ATTEMPT_TIMEOUT,
+    MAX_ATTEMPTS,
+    MAX_LLM_GRACE,
+    MAX_REQUEST_CHARS,
+    TEST_TIMEOUT,
+)
 from sandlot.wire.types import Files, NonBlank, Seconds
 
 
@@ -40,21 +48,21 @@ class CodeRequest(BaseModel):
     model: str | None = Field(None, description="litellm model name; default from the env")
     edit_format: str | None = None
     test_cmd: str | None = Field(None, description="e.g. 'pytest -q'; run in the sandbox")
-    max_attempts: int = Field(defaults.ATTEMPTS, ge=1, le=defaults.MAX_ATTEMPTS)
+    max_attempts: int = Field(ATTEMPTS, ge=1, le=MAX_ATTEMPTS)
     ask: bool = False
     apply: bool = False
     allow_dirty: bool = False
     aider_config: bool = False
     timeout: Seconds = Field(
-        defaults.ATTEMPT_TIMEOUT, le=defaults.MAX_ATTEMPT_TIMEOUT,
+        ATTEMPT_TIMEOUT, le=MAX_ATTEMPT_TIMEOUT,
         description="seconds per Aider attempt",
     )  # fmt: skip
     test_timeout: Seconds | None = Field(
-        None, description=f"seconds per test run (default {defaults.TEST_TIMEOUT:g}, or less "
+        None, description=f"seconds per test run (default {TEST_TIMEOUT:g}, or less "
         "when the server's max_run_timeout is less)",
     )  # fmt: skip
     llm_grace: float = Field(
-        defaults.LLM_GRACE, ge=0, le=defaults.MAX_LLM_GRACE, allow_inf_nan=False,
+        LLM_GRACE, ge=0, le=MAX_LLM_GRACE, allow_inf_nan=False,
         description="seconds of model retries allowed",
     )  # fmt: skip
     stream: bool = False
@@ -72,6 +80,6 @@ class RepoTestsRequest(BaseModel):
     cmd: NonBlank = Field(description="the test command, run as `/bin/bash -c CMD` in the box")
     files: Files = Field(default_factory=dict, description="path -> base64 content")
     timeout: Seconds | None = Field(
-        None, description=f"wall-clock seconds (default {defaults.TEST_TIMEOUT:g}, or less "
+        None, description=f"wall-clock seconds (default {TEST_TIMEOUT:g}, or less "
         "when the server's max_run_timeout is less)",
     )  # fmt: skip

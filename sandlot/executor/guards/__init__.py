@@ -20,8 +20,7 @@ from pathlib import Path
 
 from sandlot.executor import seal as sealing
 from sandlot.executor.guards import frameworks
-from sandlot.languages import Language
-from sandlot.languages.node import TS_TESTS
+from sandlot.languages import TS_TESTS, Language
 
 PROGRAM_FILE = ".sandlot_program"
 _HERE = Path(__file__).parent

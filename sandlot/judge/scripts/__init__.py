@@ -30,7 +30,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-from sandlot.executor.seal import SEAL_FILE as SEAL
+from sandlot.executor import SEAL_FILE as SEAL
 
 __all__ = ["ANSWER", "SEAL", "Joined", "fresh_name"]
 

@@ -24,7 +24,7 @@ import re
 
 from sandlot.judge import braces
 from sandlot.judge.scripts import Joined, lex
-from sandlot.languages.node import TS_TESTS
+from sandlot.languages import TS_TESTS
 
 HARNESS = "__sandlot"
 _LEXEMES = lex.lexemes(lex.SINGLE, lex.DOUBLE, lex.BACKTICK, lex.SLASH_COMMENTS)

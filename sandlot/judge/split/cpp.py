@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from sandlot.executor.seal import SEAL_FILE
+from sandlot.executor import SEAL_FILE
 from sandlot.judge import braces
 from sandlot.judge.split import Built, Side, Site, call_sites, mark_sites, matching, view
-from sandlot.languages.native import CPP_PRELUDE
+from sandlot.languages import CPP_PRELUDE
 
 ANSWER = "answer.cpp"  # the cpp row's Split.answer
 HARNESS = "main.cpp"

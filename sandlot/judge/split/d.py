@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from sandlot.executor.seal import SEAL_FILE
+from sandlot.executor import SEAL_FILE
 from sandlot.judge import braces
 from sandlot.judge.split import (
     Built,

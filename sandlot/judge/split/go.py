@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from sandlot.executor.seal import SEAL_FILE
+from sandlot.executor import SEAL_FILE
 from sandlot.judge import braces, splices
 from sandlot.judge.split import Built, Side, matching, top_level_commas, view
 

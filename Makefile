@@ -19,7 +19,7 @@ setup: $(VENV)/.installed
 serve: setup
 	exec $(VENV)/bin/sandlot serve --host 127.0.0.1 --port 8080
 
-# The tests need the test extras and Aider too (tests/test_coder_flow.py drives it), and the VM
+# The tests need the test extras and Aider too (tests/coder/test_coder_flow.py drives it), and the VM
 # test (tests/vm/) installs qemu and debootstrap itself when it first runs.
 test: $(VENV)/.installed-test $(NGINX) $(CHROMIUM)
 	$(VENV)/bin/sandlot setup --with-aider $(SETUP_ARGS)
@@ -59,7 +59,7 @@ $(VENV)/.installed: pyproject.toml Makefile $(VENV)/.created
 	touch $@
 
 # What the tests and lint add: the test extras, Ray, the report's plots, the docs site's
-# generator (tests/test_docs.py builds it), and verl's
+# generator (tests/docs/test_docs.py builds it), and verl's
 # sandbox_fusion reward code for tests/test_rl.py (it imports only requests, so none of verl's
 # declared dependencies, torch, transformers, ray[default], ..., is needed).
 $(VENV)/.installed-test: $(VENV)/.installed
@@ -67,7 +67,7 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	$(VENV)/bin/pip install --disable-pip-version-check --no-deps '$(VERL)'
 	touch $@
 
-# Debian's nginx, for tests/test_nginx.py (deploy/nginx.conf in front of two replicas).
+# Debian's nginx, for tests/deploy/test_nginx.py (deploy/nginx.conf in front of two replicas).
 $(NGINX):
 	apt-get update && DEBIAN_FRONTEND=noninteractive \
 	  apt-get install -y --no-install-recommends nginx-light

@@ -1,7 +1,7 @@
 """Hello world in every available language: cold, cached, the same run in a box, and bare.
 
-For each language the same hello-world program (the one tests/test_languages.py checks) runs
-`--reps` times in four interleaved variants, so that all four meet the same machine load:
+For each language the same hello-world program (the one tests/languages/test_languages.py checks)
+runs `--reps` times in four interleaved variants, so that all four meet the same machine load:
 
 - *cold*: a request through the in-process engine (`Service`, no HTTP) with the compile cache
   emptied first, so a compiled language pays its compiler;

@@ -123,7 +123,7 @@ def podman_side(name: str, task: Task, parallel: int) -> dict[str, float]:
     found = podman("images", "--filter", f"reference={BASE_IMAGE}", "--format",
                    "{{.Repository}}:{{.Tag}}").split()  # fmt: skip
     if not found:
-        print(f"no {BASE_IMAGE} image here (tests/test_image.py builds it): no podman side")
+        print(f"no {BASE_IMAGE} image here (tests/deploy/test_image.py builds it): no podman side")
         return {}
     base = found[0]
     (task.repo / "Containerfile").write_text(CONTAINERFILE.format(base=base, setup=p.setup))

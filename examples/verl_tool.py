@@ -22,7 +22,7 @@ verl's tool config at it:
               properties: {code: {type: string, description: the code to run}}
               required: [code]
 
-tests/test_session_client.py runs it against a real server (with verl's two base classes
+tests/client/test_session_client.py runs it against a real server (with verl's two base classes
 stubbed: verl is not installed there).
 """
 

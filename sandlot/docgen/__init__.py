@@ -4,7 +4,7 @@ shipped datasets, the CLI's help, the languages table), so that a page cannot dr
 the server does.
 
     python -m sandlot.docgen            # rewrite every block (make docs)
-    python -m sandlot.docgen --check    # exit 1 naming the stale blocks (tests/test_docs.py)
+    python -m sandlot.docgen --check    # exit 1 naming the stale blocks (tests/docs/test_docs.py)
 
 The languages table is apart (`python -m sandlot.docgen.languages`, or `bench/languages.py`
 after measuring): its versions are probed from this machine's toolchains and its times are

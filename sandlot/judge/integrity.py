@@ -67,7 +67,7 @@ UNSEALED = Integrity(
     attests="",
     split="",
     out_of_reach="an exit with success before the tests ran, and anything the program prints",
-    tests="tests/test_integrity_table.py",
+    tests="tests/judge/test_integrity_table.py",
 )
 
 OUTPUT = Integrity(
@@ -76,7 +76,7 @@ OUTPUT = Integrity(
     attests="",
     split="the expected output never enters the box",
     out_of_reach="nothing known: the program must print the right output for inputs it sees once",
-    tests="tests/test_integrity_table.py",
+    tests="tests/judge/test_integrity_table.py",
     by_seal=False,
 )
 # A row whose tests have no place for the seal (no main to end, say): judged on its exit.
@@ -86,7 +86,7 @@ NO_PLACE = Integrity(
     attests="",
     split="",
     out_of_reach=UNSEALED.out_of_reach,
-    tests="tests/test_integrity_table.py",
+    tests="tests/judge/test_integrity_table.py",
 )
 
 # Python under config.extra.strict, where the problem's tests only call the answer's functions.
@@ -100,7 +100,7 @@ STRICT_SPLIT = Integrity(
     "data both ways, and the tests' process is not the answer's to read",
     out_of_reach="nothing known (problems whose tests build the answer's own objects, MBPP 367 "
     "and 927, stay in-process)",
-    tests="tests/test_reward_hacks_python.py::"
+    tests="tests/security/test_reward_hacks_python.py::"
     "test_python_trace_jump_over_the_asserts_is_stopped_only_by_strict",
 )
 
@@ -111,7 +111,7 @@ _IN_PROCESS_REACH = (
 )
 
 
-_SCRIPT_LIMITS = "tests/test_reward_hacks_script.py::test_script_limit_is_shown"
+_SCRIPT_LIMITS = "tests/security/test_reward_hacks_script.py::test_script_limit_is_shown"
 
 
 def _script(sealed_by: str, attests: str, split: str, out_of_reach: str) -> Integrity:
@@ -218,7 +218,7 @@ CSHARP_SPLIT = Integrity(
     "tests call the answer's functions as SandlotAnswer::Problem.F(...), and its internals are "
     "visible to them (InternalsVisibleTo), as in one file",
     out_of_reach=_CLR_REACH,
-    tests="tests/test_reward_hacks_jvm.py",
+    tests="tests/security/test_reward_hacks_jvm.py",
 )
 SCALA_SPLIT = Integrity(
     Level.SPLIT,
@@ -231,9 +231,9 @@ SCALA_SPLIT = Integrity(
     "_root_.sandlotanswer.Problem.f(...), and nothing the answer declares (an object Main, an "
     "`assert`, an object List, a package `sandlot`) is in their scope",
     out_of_reach=_SCALA_REACH,
-    tests="tests/test_reward_hacks_jvm.py",
+    tests="tests/security/test_reward_hacks_jvm.py",
 )
-_BATTERY = "tests/test_reward_hacks_native.py"
+_BATTERY = "tests/security/test_reward_hacks_native.py"
 # The same, for a program whose tests share the answer's unit, module or package.
 _SHARED_MEMORY = "its code can read and write the process's memory (the seal's secret among it)"
 _MEMORY = (
@@ -325,7 +325,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         attests="the tests ran to their end",
         split="the answer is compiled on its own, before the tests; the tests are in memory only",
         out_of_reach=_IN_PROCESS_REACH,
-        tests="tests/test_integrity.py",
+        tests="tests/security/test_integrity.py",
     ),
     **{
         ("*", lang): Integrity(
@@ -357,7 +357,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
             "whose slot lies in the tests' main, sent in provided_data; every shipped row of "
             f"{name} is split)",
             out_of_reach=f"the answer shares the tests' unit: {reach}",
-            tests="tests/test_reward_hacks_native.py::"
+            tests="tests/security/test_reward_hacks_native.py::"
             "test_one_program_rows_are_unsealed_and_refused_under_strict",
         )
         for lang, name, reach in (
@@ -388,7 +388,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
             split="",
             out_of_reach=f"the answer shares the tests' {scope}: a member it declares can "
             f"stand for a name the tests use unqualified; and {reach}",
-            tests="tests/test_reward_hacks_jvm.py",
+            tests="tests/security/test_reward_hacks_jvm.py",
         )
         for lang, root, asserted, scope, reach in (
             ("csharp", "global::", _CS_ASSERTED, "class", _CLR_REACH),
@@ -411,7 +411,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         out_of_reach="the answer runs in the harness's JVM: Unsafe, /proc/self/mem or the "
         "answer's own threads reach what the harness holds; a returned value is compared with "
         "its own equals (an answer's subclass of a JDK collection can override it)",
-        tests="tests/test_reward_hacks_jvm.py",
+        tests="tests/security/test_reward_hacks_jvm.py",
     ),
     ("*", "kotlin_script"): Integrity(
         Level.IN_PROCESS,
@@ -421,7 +421,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         split="",
         out_of_reach=_IN_PROCESS_REACH + "; an answer that declares or imports, at the script's "
         "top level, a name the guard calls (`java`, `print`, `System`...) is refused",
-        tests="tests/test_reward_hacks_jvm.py",
+        tests="tests/security/test_reward_hacks_jvm.py",
     ),
     **SCRIPTS,
     **{
@@ -432,7 +432,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
             attests="",
             split="",
             out_of_reach=UNSEALED.out_of_reach,
-            tests="tests/test_integrity_table.py",
+            tests="tests/judge/test_integrity_table.py",
         )
         for lang in ("julia", "swift")
     },
@@ -443,7 +443,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
             attests="the framework's counts of passed, failed and skipped tests",
             split="",
             out_of_reach=reach,
-            tests="tests/test_integrity.py",
+            tests="tests/security/test_integrity.py",
         )
         for lang, reach in (
             ("pytest", _IN_PROCESS_REACH),
@@ -478,7 +478,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         split="the answer's classes are their own source files; an answer class named like "
         "anything the tests use (an import's, java.lang's) is refused, as javac's output shows",
         out_of_reach=_IN_PROCESS_REACH,
-        tests="tests/test_reward_hacks_jvm.py",
+        tests="tests/security/test_reward_hacks_jvm.py",
     ),
     **{key: SPLIT_NATIVE[key[1]] for key in _SPLIT_FAMILIES},
     ("aider", "rust"): Integrity(
@@ -524,7 +524,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         attests="passed=N for the N test methods in the tests' text, none failed or skipped",
         split="the answer is compiled on its own, before the tests; the tests are in memory only",
         out_of_reach=_IN_PROCESS_REACH + " (unittest's own classes and assertions among it)",
-        tests="tests/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
+        tests="tests/security/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
     ),
     ("insert", "python"): Integrity(
         Level.IN_PROCESS,
@@ -533,7 +533,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         attests="the tests ran to their end; for unittest rows, passed=N for their N test methods",
         split="the answer is compiled on its own, before the tests; the tests are in memory only",
         out_of_reach=_IN_PROCESS_REACH,
-        tests="tests/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
+        tests="tests/security/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
     ),
     ("ncb", "pytest"): Integrity(
         Level.IN_PROCESS,
@@ -543,7 +543,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         "brings along changes N), none failed or skipped",
         split="the answer is a module of its own (solution.py) that the tests import",
         out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
-        tests="tests/test_reward_hacks_python.py::test_ncb_pytest_hack_is_rejected",
+        tests="tests/security/test_reward_hacks_python.py::test_ncb_pytest_hack_is_rejected",
     ),
     ("aider", "jest"): Integrity(
         Level.IN_PROCESS,
@@ -554,7 +554,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         split="the answer is the exercise's module, which the spec imports",
         out_of_reach=_IN_PROCESS_REACH + " (jest's globals among it: an answer that replaces "
         "`expect` when the spec imports it passes)",
-        tests="tests/test_reward_hacks_script.py::"
+        tests="tests/security/test_reward_hacks_script.py::"
         "test_jest_globals_replaced_by_the_answer_are_beyond_a_guard",
     ),
     ("aider", "pytest"): Integrity(
@@ -563,7 +563,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         attests="passed=N for the N tests of the exercise's test file, none failed or skipped",
         split="the answer is the exercise's module, which the test file imports",
         out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
-        tests="tests/test_integrity.py",
+        tests="tests/security/test_integrity.py",
     ),
     ("cruxeval", "*"): Integrity(
         Level.SPLIT,
@@ -573,7 +573,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         "written into the test anew; no code of the answer's runs (Python input-mode lambdas "
         "hold only comparisons and methods of their own parameters)",
         out_of_reach="a row whose test ignores the answer (CRUXEval-X perl_0, as in SandboxFusion)",
-        tests="tests/test_reward_hacks_python.py",
+        tests="tests/security/test_reward_hacks_python.py",
     ),
     ("verilog", "verilog"): Integrity(
         Level.SPLIT,
@@ -584,7 +584,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         "system tasks (but pure functions such as $bits), hierarchical names, force, defparam, "
         "compiler directives and the testbench's own modules are refused before it runs",
         out_of_reach="nothing known",
-        tests="tests/test_reward_hacks_python.py::"
+        tests="tests/security/test_reward_hacks_python.py::"
         "test_verilog_answer_reaching_past_its_ports_is_refused",
         by_seal=False,
     ),
@@ -595,7 +595,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         attests="",
         split="nothing of the answer runs",
         out_of_reach="nothing known",
-        tests="tests/test_judge_datasets.py",
+        tests="tests/judge/test_judge_datasets.py",
         by_seal=False,
     ),
 }

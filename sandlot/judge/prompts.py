@@ -1,6 +1,6 @@
 """Prompts per dataset family: what a model is shown for one row, as SandboxFusion shows it.
 
-Each text is SandboxFusion's, byte for byte (tests/test_prompts.py checks them against
+Each text is SandboxFusion's, byte for byte (tests/judge/test_prompts.py checks them against
 fingerprints of its own builders run on its sample rows), because a prompt that differs changes a
 model's score. The long templates are data: `data/sf_prompt_texts.json` (see data/README.md).
 """

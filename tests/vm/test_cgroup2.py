@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from tests.conftest import unclaimed_processes
-from tests.test_security import (
+from tests.security.test_security import (
     DAEMON,
     MEMORY_BOMB,
     NETWORK_PROBE,
@@ -104,7 +104,8 @@ def rr(body: dict) -> dict:
 
 
 def probe(c: httpx.Client, code: str, params: dict, **fields: object) -> dict:
-    """Run a Python probe (JSON in on stdin, one JSON line out), as tests/test_image.py does."""
+    """Run a Python probe (JSON in on stdin, one JSON line out), as tests/deploy/test_image.py
+    does."""
     body = run(c, code, "python", stdin=json.dumps(params), **fields)
     assert rr(body)["return_code"] == 0, rr(body)["stderr"] or body
     return json.loads(rr(body)["stdout"].strip().splitlines()[-1])

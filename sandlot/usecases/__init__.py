@@ -3,14 +3,15 @@
 The HTTP API, the CLI, the MCP server and the Ray actor convert what they receive into these
 calls and their answers back; none of them holds the rules of a use case itself.
 
-The public names are `__all__`; each is imported from its module when first used (`_MODULES`),
+The public names are `__all__`; each is imported from its module when first used (sandlot/faces.py),
 so that `sandlot run` does not import the judge.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sandlot.faces import lazy
 
 if TYPE_CHECKING:
     from sandlot.usecases.judging import (
@@ -31,13 +32,27 @@ if TYPE_CHECKING:
         timeout,
     )
 
-_MODULES = {
-    "judging": ["Judged", "ResultsFile", "answer_record", "check_ids", "evaluate", "submit"],
-    "running": ["repo_tests", "run", "run_batch", "run_tests"],
-    "sessions": ["SessionRun", "check_size", "execute_in_session", "run_in_session",
-                 "run_jupyter", "timeout"],
-}  # fmt: skip
-_HOME = {name: module for module, names in _MODULES.items() for name in names}
+__getattr__ = lazy(
+    __name__,
+    {
+        "Judged": "sandlot.usecases.judging",
+        "ResultsFile": "sandlot.usecases.judging",
+        "answer_record": "sandlot.usecases.judging",
+        "check_ids": "sandlot.usecases.judging",
+        "evaluate": "sandlot.usecases.judging",
+        "submit": "sandlot.usecases.judging",
+        "repo_tests": "sandlot.usecases.running",
+        "run": "sandlot.usecases.running",
+        "run_batch": "sandlot.usecases.running",
+        "run_tests": "sandlot.usecases.running",
+        "SessionRun": "sandlot.usecases.sessions",
+        "check_size": "sandlot.usecases.sessions",
+        "execute_in_session": "sandlot.usecases.sessions",
+        "run_in_session": "sandlot.usecases.sessions",
+        "run_jupyter": "sandlot.usecases.sessions",
+        "timeout": "sandlot.usecases.sessions",
+    },
+)
 __all__ = [
     "Judged",
     "ResultsFile",
@@ -56,9 +71,3 @@ __all__ = [
     "submit",
     "timeout",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)

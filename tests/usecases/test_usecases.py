@@ -9,17 +9,14 @@ import sys
 from tests.conftest import ROOT
 
 CHECK = """
-import importlib, sys, types
+import sys, types
 from sandlot import usecases
 from sandlot.usecases import run, run_tests
 assert "sandlot.judge" not in sys.modules, "running code imported the judge"
-assert sorted(usecases.__all__) == sorted(usecases._HOME)
-for module in usecases._MODULES:
-    importlib.import_module(f"sandlot.usecases.{module}")
 for name in usecases.__all__:
     got = getattr(usecases, name)
     assert not isinstance(got, types.ModuleType), name
-    assert got.__module__ == f"sandlot.usecases.{usecases._HOME[name]}", name
+    assert got.__module__.startswith("sandlot.usecases."), name
 print("ok")
 """
 

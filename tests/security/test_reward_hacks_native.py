@@ -58,6 +58,7 @@ RUST_WRONG = "    false\n}\n"  # HumanEval-X Rust/0's body
 RUST_WHOLE = (
     "pub fn has_close_elements(numbers: Vec<f64>, threshold: f64) -> bool {\n    false\n}\n"
 )
+RUST_STRLEN_WRONG = "pub fn strlen(string: String) -> isize {\n    0\n}\n"
 D_WRONG = "bool has_close_elements(float[] numbers, float threshold)\n{\n    return false;\n}\n"
 GO_WRONG = "    return false\n}\n"  # HumanEval-X Go/0's body
 GO_WHOLE = (
@@ -243,6 +244,15 @@ CASES: dict[str, Case] = {
                "    fn eq(&self, _: &bool) -> bool {\n        true\n    }\n}\n"
                "pub fn has_close_elements(numbers: Vec<f64>, threshold: f64) -> Yes {\n"
                "    Yes\n}\n"), "cannot find type `Yes`"),
+    # The harness shares the answer's instance of std's assert_failed::<isize, isize> (its own
+    # main made one): a forged body under that name would run on a failed assertion. rustc
+    # refuses a second symbol of the name (this toolchain's hash), so the answer never builds.
+    "rust_forged_body_of_a_std_instance_the_harness_shares": Case(
+        "multiple_rs", "HumanEval_23_strlen", fenced("rust", RUST_STRLEN_WRONG),
+        fenced("rust", RUST_STRLEN_WRONG + "pub fn main() {\n"
+               "    assert_eq!(strlen(String::new()), 1);\n}\n"
+               '#[export_name = "_ZN4core9panicking13assert_failed17hcb920583785ae309E"]\n'
+               'pub extern "C" fn sandlot_returns() {}\n')),
     "multiple_mbpp_rs_no_mangle_main": Case(
         "multiple_mbpp_rs", "mbpp_3_is_not_prime",
         fenced("rust", "fn is_not_prime(n: isize) -> bool {\n    false\n}"),
@@ -480,6 +490,9 @@ CORRECT = {
 GPT_CORRECT = [
     ("multiple_cpp", "HumanEval_0_has_close_elements"),
     ("multiple_rs", "HumanEval_0_has_close_elements"),
+    # its own main asserts on isize as the tests do: the harness links to the answer's instance
+    # of std's assert_failed::<isize, isize> (symbols.py's _instance)
+    ("multiple_rs", "HumanEval_23_strlen"),
     ("multiple_go", "HumanEval_1_separate_paren_groups"),
     ("multiple_d", "HumanEval_0_has_close_elements"),
     ("multiple_mbpp_cpp", "mbpp_3_is_not_prime"),

@@ -211,11 +211,12 @@ _RUST_INSTANCE = re.compile(r"_ZN[0-9A-Za-z_.$]*17h[0-9a-f]{16}E")
 
 def _instance(name: str, harness: Symbols) -> bool:
     """Whether a name outside the answer's namespace is a generic instance of its crate's own,
-    one the harness neither defines nor uses."""
-    return (
-        _RUST_INSTANCE.fullmatch(name) is not None
-        and name not in harness.defined | harness.undefined
-    )
+    one the harness does not define. The harness may use it: rustc links the harness to an
+    instance of the answer's crate only where that crate's metadata says it made one (the same
+    std generic for the same std types: the tests' types are the prompt's), and a crate cannot
+    define a second symbol of that name (`#[export_name]`, `global_asm!`): rustc refuses it. An
+    instance the answer did not make is one the harness makes for itself, under a name of its own."""
+    return _RUST_INSTANCE.fullmatch(name) is not None and name not in harness.defined
 
 
 def private(answer: Symbols, runtime: set[str]) -> set[str]:

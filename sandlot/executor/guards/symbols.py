@@ -214,8 +214,8 @@ def _instance(name: str, harness: Symbols) -> bool:
     one the harness does not define. The harness may use it: rustc links the harness to an
     instance of the answer's crate only where that crate's metadata says it made one (the same
     std generic for the same std types: the tests' types are the prompt's), and a crate cannot
-    define a second symbol of that name (`#[export_name]`, `global_asm!`): rustc refuses it. An
-    instance the answer did not make is one the harness makes for itself, under a name of its own."""
+    define a second symbol of that name (`#[export_name]`, `global_asm!`): rustc refuses it.
+    An instance the answer did not make is one the harness makes for itself, under its own name."""
     return _RUST_INSTANCE.fullmatch(name) is not None and name not in harness.defined
 
 

@@ -26,7 +26,7 @@ row, for 14 of the 20 rows (see bench/README.md).
 Targets (issue 15): HumanEval wall <= 0.7x bare, MBPP <= 0.8x bare.
 
     .venv/bin/python bench/judge.py [--slots N] [--rounds R] [--rows N] [--datasets a,b] [--url URL]
-                                    [--out FILE.json]
+                                    [--extra JSON] [--out FILE.json]
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -219,6 +219,8 @@ def machine(call: Callable[[], Any], server: int | None = None) -> tuple[Any, di
 
 def bench_dataset(client: httpx.Client, registry: Registry, key: str, args: Any) -> dict:
     dataset = DATASETS[key]
+    if args.extra:
+        dataset = replace(dataset, config={**dataset.config, "extra": args.extra})
     items = samples(registry, dataset)[: args.rows]
     n = len(items)
     runs = sum(len(item["cases"]) for item in items)
@@ -297,6 +299,12 @@ def main() -> None:
     ap.add_argument("--datasets", default=",".join(DATASETS), help="of: " + ", ".join(DATASETS))
     ap.add_argument("--url", help="an already running server (its slots must match --slots)")
     ap.add_argument("--out", type=Path, help="write the figures as JSON here")
+    ap.add_argument(
+        "--extra",
+        type=json.loads,
+        default=None,
+        help="config.extra of every submission, as JSON: '{\"strict\": true}'",
+    )
     args = ap.parse_args()
     if unknown := set(args.datasets.split(",")) - set(DATASETS):
         ap.error(f"unknown datasets {', '.join(sorted(unknown))}; of: {', '.join(DATASETS)}")

@@ -24,9 +24,8 @@ from sandlot.api.convert import decode_files
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.disconnect import until_disconnected
 from sandlot.api.errors import responses
-from sandlot.errors import TooLarge
 from sandlot.service import Service
-from sandlot.sessions import Execution, Paused, Result
+from sandlot.sessions import Execution, Result
 from sandlot.tenancy import Owner
 from sandlot.wire import (
     ExecuteRequest,
@@ -121,15 +120,15 @@ async def create(
     """A session: a box that keeps its kernel (or shell), files and processes; or, with
     `snapshot`, a new one with that snapshot's state. In the worker that got the request, or if
     its share of the sessions is taken, in another with room."""
-    manager = service.require_sessions()
-    if manager.full():
+    if usecases.sessions_full(service):
         answer = await peers.elsewhere(request, await request.body())
         if answer is not None:
             return answer
     mine_elsewhere = 0
     if service.config.session_per_client:  # the cap counts the client's sessions in every worker
         mine_elsewhere = sum(map(len, await peers.gather(request, "/sessions")))
-    session = await manager.create(
+    session = await usecases.create_session(
+        service,
         req.language,
         owner(request),
         elsewhere=mine_elsewhere,
@@ -146,7 +145,7 @@ async def create(
 @router.get("/sessions", response_model=list[SessionInfo], responses=responses(503))
 async def list_sessions(request: Request, service: ServiceDep) -> list[SessionInfo]:
     """This client's live sessions, in every worker."""
-    here = [convert.info(s) for s in service.require_sessions().list(owner(request))]
+    here = [convert.info(s) for s in usecases.list_sessions(service, owner(request))]
     there = [SessionInfo.model_validate(i) for part in await peers.gather(request, "/sessions")
              for i in part]  # fmt: skip
     return here + there
@@ -155,7 +154,7 @@ async def list_sessions(request: Request, service: ServiceDep) -> list[SessionIn
 @router.get("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
 async def get(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """The session as it is (a paused one stays paused)."""
-    return convert.info(service.require_sessions().find(session_id, tenant))
+    return convert.info(usecases.find_session(service, session_id, tenant))
 
 
 @router.post("/sessions/{session_id}/execute", response_model=ExecuteResponse, responses=SESSION)
@@ -174,22 +173,19 @@ async def execute(
 
 @router.post("/sessions/{session_id}/interrupt", response_model=Interrupted, responses=SESSION)
 async def interrupt(session_id: str, service: ServiceDep, tenant: TenantDep) -> Interrupted:
-    found = service.require_sessions().find(session_id, tenant)
-    return Interrupted(interrupted=not isinstance(found, Paused) and found.interrupt())
+    return Interrupted(interrupted=usecases.interrupt_session(service, session_id, tenant))
 
 
 @router.post("/sessions/{session_id}/restart", response_model=SessionInfo, responses=SESSION)
 async def restart(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """A fresh kernel (or shell) in the same box: files stay, variables go."""
-    session = await service.require_sessions().use(session_id, tenant)
-    await session.restart()
-    return convert.info(session)
+    return convert.info(await usecases.restart_session(service, session_id, tenant))
 
 
 @router.delete("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
 async def delete(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """End the session now: its box, processes and files are gone."""
-    return convert.info(await service.require_sessions().delete(session_id, tenant))
+    return convert.info(await usecases.delete_session(service, session_id, tenant))
 
 
 @router.post("/sessions/{session_id}/snapshot", response_model=SnapshotInfo, responses=SNAPSHOT)
@@ -197,7 +193,7 @@ async def snapshot(session_id: str, service: ServiceDep, tenant: TenantDep) -> S
     """Freeze the session's state (files, and a kernel's variables or a shell's environment) as
     a snapshot of this API key's; the session goes on. Start sessions from it with POST
     /sessions {"snapshot": id}."""
-    return convert.snapshot_info(await service.require_sessions().snapshot(session_id, tenant))
+    return convert.snapshot_info(await usecases.snapshot_session(service, session_id, tenant))
 
 
 @router.post(
@@ -210,9 +206,9 @@ async def fork(
 ) -> ForkResponse:
     """`count` new sessions with this session's state, each in a box of its own (its own uid,
     limits and work dir); the session goes on."""
-    children, state = await service.require_sessions().fork(
-        session_id, tenant, req.count, idle_timeout=req.idle_timeout, lifetime=req.lifetime,
-        memory_mb=req.memory_limit_MB, pause_after=req.pause_after,
+    children, state = await usecases.fork_session(
+        service, session_id, tenant, req.count, idle_timeout=req.idle_timeout,
+        lifetime=req.lifetime, memory_mb=req.memory_limit_MB, pause_after=req.pause_after,
     )  # fmt: skip
     return convert.fork_response(session_id, children, state)
 
@@ -220,14 +216,12 @@ async def fork(
 @router.get("/snapshots", response_model=list[SnapshotInfo], responses=responses(503))
 async def list_snapshots(service: ServiceDep, tenant: TenantDep) -> list[SnapshotInfo]:
     """This API key's snapshots, oldest first."""
-    store = service.require_sessions().require_forks().store
-    return [convert.snapshot_info(s) for s in await asyncio.to_thread(store.list, tenant)]
+    return [convert.snapshot_info(s) for s in await usecases.list_snapshots(service, tenant)]
 
 
 @router.get("/snapshots/{snapshot_id}", response_model=SnapshotInfo, responses=SESSION)
 async def get_snapshot(snapshot_id: str, service: ServiceDep, tenant: TenantDep) -> SnapshotInfo:
-    store = service.require_sessions().require_forks().store
-    return convert.snapshot_info(await asyncio.to_thread(store.get, snapshot_id, tenant))
+    return convert.snapshot_info(await usecases.get_snapshot(service, snapshot_id, tenant))
 
 
 @router.delete("/snapshots/{snapshot_id}", response_model=SnapshotDeleted, responses=SESSION)
@@ -235,8 +229,7 @@ async def delete_snapshot(
     snapshot_id: str, service: ServiceDep, tenant: TenantDep
 ) -> SnapshotDeleted:
     """Delete the snapshot; its layers go once no snapshot or session uses them."""
-    forks = service.require_sessions().require_forks()
-    await forks.delete(await asyncio.to_thread(forks.store.get, snapshot_id, tenant))
+    await usecases.delete_snapshot(service, snapshot_id, tenant)
     return SnapshotDeleted(id=snapshot_id)
 
 
@@ -249,12 +242,8 @@ async def put_file(
     session_id: str, path: str, request: Request, service: ServiceDep, tenant: TenantDep
 ) -> FileWritten:
     """Write the request body to `path` in the session's work dir."""
-    cfg = service.config
-    session = await service.require_sessions().use(session_id, tenant)
     data = await request.body()
-    if len(data) > cfg.max_files_bytes:
-        raise TooLarge(f"a file may be at most {cfg.max_files_bytes} bytes")
-    await asyncio.to_thread(session.box.put_file, path, data)
+    await usecases.put_session_file(service, session_id, tenant, path, data)
     return FileWritten(path=path, size=len(data))
 
 
@@ -265,8 +254,7 @@ async def put_file(
 )
 async def get_file(session_id: str, path: str, service: ServiceDep, tenant: TenantDep) -> Response:
     """The bytes of `path` in the session's work dir."""
-    session = await service.require_sessions().use(session_id, tenant)
-    data = await asyncio.to_thread(session.box.get_file, path, service.config.max_files_bytes)
+    data = await usecases.get_session_file(service, session_id, tenant, path)
     return Response(data, media_type="application/octet-stream")
 
 

@@ -1,23 +1,25 @@
-"""Code in a session's box (`/run_code` with a `session_id`, the MCP session tools), and a
-notebook of cells in a fresh kernel (`/run_jupyter`).
+"""Sessions and their snapshots (`/sessions`, `/snapshots`, the MCP session tools), code in a
+session's box (`/run_code` with a `session_id`), and a notebook of cells in a fresh kernel
+(`/run_jupyter`).
 
 The rules a session's run keeps are here: the code's size and its timeout within the server's
-maximums, the session's own language, and no stdin or test cases (a session has none).
+maximums, the session's own language, and no stdin or test cases (a session has none). Each
+call refuses with 503 when this server has no sessions.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sandlot.errors import InvalidRequest, TooLarge
 
 if TYPE_CHECKING:
     from sandlot.config import Config
     from sandlot.service import Service
-    from sandlot.sessions import Execution, NotebookRun, Result
-    from sandlot.tenancy import Tenant
+    from sandlot.sessions import Execution, NotebookRun, Paused, Result, Session, Snapshot
+    from sandlot.tenancy import Owner, Tenant
 
 
 def check_size(cfg: Config, *code: str) -> None:
@@ -30,6 +32,111 @@ def timeout(cfg: Config, value: float | None, what: str = "timeout") -> float:
     from sandlot.sessions import bounded
 
     return bounded(value or cfg.run_timeout, cfg.max_run_timeout, what)
+
+
+def sessions_full(service: Service) -> bool:
+    """Whether this worker's share of the sessions is taken (another worker may have room)."""
+    return service.require_sessions().full()
+
+
+async def create_session(
+    service: Service, language: str | None, owner: Owner, *, elsewhere: int = 0,
+    idle_timeout: float | None = None, lifetime: float | None = None,
+    memory_mb: int | None = None, pause_after: float | None = None,
+    files: dict[str, bytes] | None = None, snapshot: str | None = None,
+) -> Session:  # fmt: skip
+    """A session for `owner` (or, with `snapshot`, one with that snapshot's state); `elsewhere`
+    is how many the owner holds in other workers, for the per-client cap."""
+    return await service.require_sessions().create(
+        language, owner, elsewhere=elsewhere, idle_timeout=idle_timeout, lifetime=lifetime,
+        memory_mb=memory_mb, pause_after=pause_after, files=files, snapshot=snapshot,
+    )  # fmt: skip
+
+
+def list_sessions(service: Service, owner: Owner) -> list[Session | Paused]:
+    """The owner's live sessions in this worker."""
+    return service.require_sessions().list(owner)
+
+
+def find_session(service: Service, session_id: str, tenant: Tenant) -> Session | Paused:
+    """The session as it is (a paused one stays paused); to another tenant it does not exist."""
+    return service.require_sessions().find(session_id, tenant)
+
+
+async def use_session(service: Service, session_id: str, tenant: Tenant) -> Session:
+    """The session, resumed if it was paused."""
+    return await service.require_sessions().use(session_id, tenant)
+
+
+def interrupt_session(service: Service, session_id: str, tenant: Tenant) -> bool:
+    """Interrupt what the session runs; whether there was something to interrupt."""
+    from sandlot.sessions import Paused
+
+    found = find_session(service, session_id, tenant)
+    return not isinstance(found, Paused) and found.interrupt()
+
+
+async def restart_session(service: Service, session_id: str, tenant: Tenant) -> Session:
+    """A fresh kernel (or shell) in the same box: files stay, variables go."""
+    session = await use_session(service, session_id, tenant)
+    await session.restart()
+    return session
+
+
+async def delete_session(service: Service, session_id: str, tenant: Tenant) -> Session | Paused:
+    """The session ended now: its box, processes and files are gone."""
+    return await service.require_sessions().delete(session_id, tenant)
+
+
+async def snapshot_session(service: Service, session_id: str, tenant: Tenant) -> Snapshot:
+    """The session's state frozen as a snapshot of the tenant's; the session goes on."""
+    return await service.require_sessions().snapshot(session_id, tenant)
+
+
+async def fork_session(
+    service: Service, session_id: str, tenant: Tenant, count: int, *,
+    idle_timeout: float | None = None, lifetime: float | None = None,
+    memory_mb: int | None = None, pause_after: float | None = None,
+) -> tuple[list[Session], dict[str, Any]]:  # fmt: skip
+    """`count` new sessions with the session's state, each in a box of its own."""
+    return await service.require_sessions().fork(
+        session_id, tenant, count, idle_timeout=idle_timeout, lifetime=lifetime,
+        memory_mb=memory_mb, pause_after=pause_after,
+    )  # fmt: skip
+
+
+async def list_snapshots(service: Service, tenant: Tenant) -> list[Snapshot]:
+    """The tenant's snapshots, oldest first."""
+    store = service.require_sessions().require_forks().store
+    return await asyncio.to_thread(store.list, tenant)
+
+
+async def get_snapshot(service: Service, snapshot_id: str, tenant: Tenant) -> Snapshot:
+    store = service.require_sessions().require_forks().store
+    return await asyncio.to_thread(store.get, snapshot_id, tenant)
+
+
+async def delete_snapshot(service: Service, snapshot_id: str, tenant: Tenant) -> None:
+    """The snapshot deleted; its layers go once no snapshot or session uses them."""
+    forks = service.require_sessions().require_forks()
+    await forks.delete(await asyncio.to_thread(forks.store.get, snapshot_id, tenant))
+
+
+async def put_session_file(
+    service: Service, session_id: str, tenant: Tenant, path: str, data: bytes
+) -> None:
+    """`data` written to `path` in the session's work dir, within the server's file size."""
+    session = await use_session(service, session_id, tenant)
+    cap = service.config.max_files_bytes
+    if len(data) > cap:
+        raise TooLarge(f"a file may be at most {cap} bytes")
+    await asyncio.to_thread(session.box.put_file, path, data)
+
+
+async def get_session_file(service: Service, session_id: str, tenant: Tenant, path: str) -> bytes:
+    """The bytes of `path` in the session's work dir, refused above the server's file size."""
+    session = await use_session(service, session_id, tenant)
+    return await asyncio.to_thread(session.box.get_file, path, service.config.max_files_bytes)
 
 
 @dataclass(slots=True)
@@ -47,7 +154,7 @@ async def execute_in_session(
     from the execution returned."""
     cfg = service.config
     check_size(cfg, code)
-    session = await service.require_sessions().use(session_id, tenant)
+    session = await use_session(service, session_id, tenant)
     return await session.execute(code, timeout(cfg, run_timeout))
 
 
@@ -58,7 +165,7 @@ async def run_in_session(
 ) -> SessionRun:  # fmt: skip
     """`code` run in the session, keeping its state; `files` are written to its work dir first
     and `fetch` read back after."""
-    session = await service.require_sessions().use(session_id, tenant)
+    session = await use_session(service, session_id, tenant)
     name = service.registry.get(language).name
     if name != session.language:
         raise InvalidRequest(f"session {session_id} runs {session.language}, not {name}")

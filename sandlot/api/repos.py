@@ -1,7 +1,7 @@
 """HTTP routes of repository tasks: POST /repo/grade, /repo/setup and /repo/test, GET
 /repo/envs and DELETE /repo/envs/{key}.
 
-Thin: validate, call `service.repos` (sandlot/repos/tasks.py), shape the answer. HTTP 200
+Thin: validate, call the use cases (sandlot/usecases/repos.py), shape the answer. HTTP 200
 whatever the tests say; `resolved`, `status` and `message` tell.
 """
 
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from sandlot import usecases
 from sandlot.api.convert import decode_base64
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
-from sandlot.repos import GradeTask, Repository, by_kind
+from sandlot.repos import Repository
 from sandlot.service import Service
 from sandlot.wire import GradeRequest, RepoSource, SetupRequest, TestRequest
 
@@ -22,27 +23,27 @@ REPO = responses(400, 403, 404, 413, 503, 504)
 
 def _repository(service: Service, req: RepoSource) -> Repository:
     tarball = decode_base64(req.tarball, "tarball") if req.tarball is not None else None
-    return service.repos.served(req.repo, tarball)
+    return usecases.served_repo(service, req.repo, tarball)
 
 
 @router.post("/repo/grade", responses=REPO)
 async def grade(req: GradeRequest, service: ServiceDep, tenant: TenantDep) -> dict[str, object]:
     """A candidate patch graded SWE-bench style: its tests restored, per-test verdicts,
     `resolved`, and the test files it touched."""
-    task = GradeTask(
-        _repository(service, req), req.base, patch=req.patch, test_patch=req.test_patch,
-        fail_to_pass=req.fail_to_pass, pass_to_pass=req.pass_to_pass, setup=req.setup,
-        test=req.test, allow_test_changes=req.allow_test_changes, test_paths=req.test_paths,
-        timeout=req.timeout, owner=str(tenant),
-    )  # fmt: skip
-    return (await service.repos.grade(task)).to_dict()
+    fields = {
+        "base": req.base, "patch": req.patch, "test_patch": req.test_patch,
+        "fail_to_pass": req.fail_to_pass, "pass_to_pass": req.pass_to_pass, "setup": req.setup,
+        "test": req.test, "allow_test_changes": req.allow_test_changes,
+        "test_paths": req.test_paths, "timeout": req.timeout, "owner": str(tenant),
+    }  # fmt: skip
+    return await usecases.repo_task(service, "grade", _repository(service, req), fields)
 
 
 @router.post("/repo/setup", responses=REPO)
 async def setup(req: SetupRequest, service: ServiceDep, tenant: TenantDep) -> dict[str, object]:
     """The repository's environment at `base`: set up now, or found cached."""
-    result = await service.repos.set_up(_repository(service, req), req.base, req.setup, str(tenant))
-    return result.to_dict()
+    fields = {"base": req.base, "setup": req.setup, "owner": str(tenant)}
+    return await usecases.repo_task(service, "setup", _repository(service, req), fields)
 
 
 @router.post("/repo/test", responses=REPO)
@@ -50,17 +51,17 @@ async def test(req: TestRequest, service: ServiceDep, tenant: TenantDep) -> dict
     """A test command over the base (with `patch` applied) on its environment, no network."""
     fields = {"base": req.base, "setup": req.setup, "test": req.test, "patch": req.patch,
               "timeout": req.timeout, "owner": str(tenant)}  # fmt: skip
-    return await by_kind(service.repos, "test", _repository(service, req), fields)
+    return await usecases.repo_task(service, "test", _repository(service, req), fields)
 
 
 @router.get("/repo/envs")
 async def envs(service: ServiceDep, tenant: TenantDep) -> dict[str, object]:
     """The tenant's cached environments, with their size and last use."""
-    entries = service.repos.entries(str(tenant))
+    entries = usecases.repo_envs(service, tenant)
     return {"entries": entries, "quota": service.config.repo_env_quota}
 
 
 @router.delete("/repo/envs/{key}", responses=responses(400, 404))
 async def remove(key: str, service: ServiceDep, tenant: TenantDep) -> dict[str, object]:
     """Remove one of the tenant's cached environments that no run holds."""
-    return {"removed": service.repos.remove(key, str(tenant)), "key": key}
+    return {"removed": usecases.remove_repo_env(service, key, tenant), "key": key}

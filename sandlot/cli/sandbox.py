@@ -10,8 +10,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from sandlot import usecases
 from sandlot.client import Client
-from sandlot.coder import TestOutcome, collect_files, run_tests
+from sandlot.coder import TestOutcome, collect_files
 from sandlot.config import Config
 from sandlot.errors import SandlotError, ServerError
 from sandlot.service import Service
@@ -40,14 +41,13 @@ class LocalSandbox:
         return self.service.problem
 
     def run(self, root: Path, cmd: str, timeout: float) -> TestOutcome:
-        executor = self.service.require_executor()
-        return self.loop.run_until_complete(run_tests(executor, root, cmd, timeout))
+        return self.loop.run_until_complete(usecases.repo_tests(self.service, root, cmd, timeout))
 
     def repo(self, kind: str, root: Path, fields: dict[str, Any]) -> dict[str, Any]:
         """A repository task (grade, setup, test) on the repository at `root`, in this process."""
-        from sandlot.repos import Repository, by_kind
+        from sandlot.repos import Repository
 
-        job = by_kind(self.service.repos, kind, Repository(path=str(root)), fields)
+        job = usecases.repo_task(self.service, kind, Repository(path=str(root)), fields)
         return self.loop.run_until_complete(job)
 
     def close(self) -> None:

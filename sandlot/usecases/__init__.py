@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         evaluate,
         submit,
     )
+    from sandlot.usecases.repos import remove_repo_env, repo_envs, repo_task, served_repo
     from sandlot.usecases.running import repo_tests, run, run_batch, run_tests
     from sandlot.usecases.sessions import (
         SessionRun,
@@ -56,6 +57,10 @@ __getattr__ = lazy(
         "check_ids": "sandlot.usecases.judging",
         "evaluate": "sandlot.usecases.judging",
         "submit": "sandlot.usecases.judging",
+        "remove_repo_env": "sandlot.usecases.repos",
+        "repo_envs": "sandlot.usecases.repos",
+        "repo_task": "sandlot.usecases.repos",
+        "served_repo": "sandlot.usecases.repos",
         "repo_tests": "sandlot.usecases.running",
         "run": "sandlot.usecases.running",
         "run_batch": "sandlot.usecases.running",
@@ -103,6 +108,9 @@ __all__ = [
     "list_sessions",
     "list_snapshots",
     "put_session_file",
+    "remove_repo_env",
+    "repo_envs",
+    "repo_task",
     "repo_tests",
     "restart_session",
     "run",
@@ -110,6 +118,7 @@ __all__ = [
     "run_in_session",
     "run_jupyter",
     "run_tests",
+    "served_repo",
     "sessions_full",
     "snapshot_session",
     "submit",

@@ -5,6 +5,7 @@ of programs scored for RL (`/run_batch`), and a repository's test command over i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,9 +35,13 @@ async def run_batch(
 
 
 async def repo_tests(
-    service: Service, files: dict[str, bytes], cmd: str, timeout: float | None
+    service: Service, files: dict[str, bytes] | Path, cmd: str, timeout: float | None
 ) -> TestOutcome:
-    """A repository's test command over its files (relative path -> content), in a fresh box."""
-    from sandlot.coder import run_files
+    """A repository's test command over its files (relative path -> content; or, given the
+    repository's root, the files git lists there), in a fresh box."""
+    from sandlot.coder import run_files, run_tests
 
-    return await run_files(service.require_executor(), files, cmd, timeout)
+    executor = service.require_executor()
+    if isinstance(files, Path):
+        return await run_tests(executor, files, cmd, timeout)
+    return await run_files(executor, files, cmd, timeout)

@@ -9,6 +9,7 @@ import asyncio
 
 from fastapi import APIRouter
 
+from sandlot import usecases
 from sandlot.api import convert
 from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
@@ -91,7 +92,7 @@ def test_case(test: TestOutcome) -> EvalTestCase:
 @router.get("/list_datasets")
 async def list_datasets(service: ServiceDep) -> list[str]:
     """Every dataset id this server can judge."""
-    return service.judge.datasets.names()
+    return usecases.dataset_names(service)
 
 
 @router.get("/v1/datasets", responses=ERRORS)
@@ -123,20 +124,20 @@ def dataset_infos(judge: Judge) -> list[DatasetInfo]:
 
 @router.post("/list_ids", responses=ERRORS)
 async def list_ids(req: GetPromptsRequest, service: ServiceDep) -> list[int | str]:
-    return await asyncio.to_thread(service.judge.ids, req.dataset, judge_config(req.config))
+    return await usecases.problem_ids(service, req.dataset, judge_config(req.config))
 
 
 @router.post("/get_prompts", responses=ERRORS)
 async def get_prompts(req: GetPromptsRequest, service: ServiceDep) -> list[Prompt]:
     cfg = judge_config(req.config)
-    rows = await asyncio.to_thread(service.judge.prompts, req.dataset, cfg, req.offset, req.limit)
+    rows = await usecases.prompts(service, req.dataset, cfg, req.offset, req.limit)
     return [Prompt(**p) for p in rows]
 
 
 @router.post("/get_prompt_by_id", responses=ERRORS)
 async def get_prompt_by_id(req: GetPromptByIdRequest, service: ServiceDep) -> Prompt:
     cfg = judge_config(req.config)
-    row = await asyncio.to_thread(service.judge.prompt_by_id, req.dataset, req.id, cfg)
+    row = await usecases.prompt_by_id(service, req.dataset, req.id, cfg)
     return Prompt(**row)
 
 
@@ -166,8 +167,8 @@ async def get_metrics_function(
     """Python source that the client runs with `k_targets` and `repeats` defined, then calls
     `get_metrics(results)`: pass@k per category, for EvoEval and MHPP as SandboxFusion gives it;
     null for other datasets (POST /get_metrics computes pass@k here)."""
-    spec = service.judge.spec(req.dataset, judge_config(req.config))
-    return GetMetricsFunctionResult(function=source(spec.name))
+    name = usecases.dataset_name(service, req.dataset, judge_config(req.config))
+    return GetMetricsFunctionResult(function=source(name))
 
 
 @router.post("/evaluate", response_model=EvaluateResponse, responses=ERRORS)

@@ -6,7 +6,6 @@ apply), calls what the HTTP route calls, and shapes the route's response for a t
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from typing import Annotated, Any
 
@@ -206,7 +205,7 @@ def register(server: MCPServer, service: Service) -> None:
     async def datasets(ctx: Context) -> Annotated[CallToolResult, Datasets]:
         """The benchmark datasets this server judges (ids for the judge and prompt tools)."""
         with tool_errors():
-            names = service.judge.datasets.names()
+            names = usecases.dataset_names(service)
         return shape.result("\n".join(names), Datasets(datasets=names))
 
     @server.tool(annotations=READ_ONLY, structured_output=True)
@@ -219,6 +218,6 @@ def register(server: MCPServer, service: Service) -> None:
         """A benchmark problem's prompt, as a model would be given it."""
         with tool_errors():
             cfg = judge_config(TestConfig(), language)
-            row = await asyncio.to_thread(service.judge.prompt_by_id, dataset, problem_id, cfg)
+            row = await usecases.prompt_by_id(service, dataset, problem_id, cfg)
             out = Prompt(**row)
         return shape.result(out.prompt, out)

@@ -1,4 +1,5 @@
-"""Judging: one completion (`/submit`, the MCP judge tool), many samples of one dataset by this
+"""Judging: the datasets and their prompts (`/list_datasets`, `/get_prompts`, the MCP prompt
+tool), one completion (`/submit`, the MCP judge tool), many samples of one dataset by this
 machine's engine, and the results file an interrupted evaluation resumes from.
 
 `POST /evaluate`, `sandlot eval` (its local engine) and the Ray actor of `sandlot eval --ray` all
@@ -15,6 +16,7 @@ results file).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -43,6 +45,36 @@ class Judged:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "record", record(self.sample, self.result))
+
+
+def dataset_names(service: Service) -> list[str]:
+    """Every dataset id this server can judge."""
+    return service.judge.datasets.names()
+
+
+def dataset_name(service: Service, dataset: str, cfg: JudgeConfig) -> str:
+    """The name of the dataset `cfg` picks by `dataset` (an alias, or a language's variant); an
+    error names a dataset that does not exist."""
+    return service.judge.spec(dataset, cfg).name
+
+
+async def problem_ids(service: Service, dataset: str, cfg: JudgeConfig) -> list[str | int]:
+    """Every problem id of the dataset."""
+    return await asyncio.to_thread(service.judge.ids, dataset, cfg)
+
+
+async def prompts(
+    service: Service, dataset: str, cfg: JudgeConfig, offset: int = 0, limit: int | None = None
+) -> list[dict[str, Any]]:
+    """The dataset's problems from `offset` (at most `limit`), as a model would be given them."""
+    return await asyncio.to_thread(service.judge.prompts, dataset, cfg, offset, limit)
+
+
+async def prompt_by_id(
+    service: Service, dataset: str, problem_id: str | int, cfg: JudgeConfig
+) -> dict[str, Any]:
+    """One problem's prompt, as a model would be given it."""
+    return await asyncio.to_thread(service.judge.prompt_by_id, dataset, problem_id, cfg)
 
 
 async def submit(

@@ -51,5 +51,5 @@ async def code(req: CodeRequest, service: ServiceDep, tenant: TenantDep) -> dict
         llm_grace=req.llm_grace, stream=req.stream, setup=req.setup,
         allow_test_changes=req.allow_test_changes, tenant=str(tenant),
     )  # fmt: skip
-    result = await service.coder.run(task)
+    result = await usecases.code(service, task)
     return result.to_dict()

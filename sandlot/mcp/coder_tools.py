@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandlot import usecases
 from sandlot.coder import ATTEMPTS, MAX_ATTEMPTS, CodeTask
 from sandlot.coder import route as route_request
 from sandlot.mcp import caller, shape
@@ -93,7 +94,7 @@ def register(server: MCPServer, service: Service) -> None:
         whether they pass, with their output."""
         with tool_errors():
             async with reporting(ctx, "tests running"):
-                outcome = await service.coder.repo_tests(repo, cmd, timeout_s)
+                outcome = await usecases.served_repo_tests(service, repo, cmd, timeout_s)
         notes: list[str] = []
         record: dict[str, Any] = outcome.to_dict(full=True)
         record["stdout"] = clip(outcome.stdout, "stdout", notes)
@@ -137,7 +138,7 @@ def register(server: MCPServer, service: Service) -> None:
         )  # fmt: skip
         with tool_errors():
             async with reporting(ctx, "aider working") as step:
-                result = await service.coder.run(task, step)
+                result = await usecases.code(service, task, step)
         notes: list[str] = []
         record = result.to_dict()
         diff = record["diff"] = clip(result.diff, "the diff", notes)

@@ -11,7 +11,6 @@ same API keys as everything else.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Annotated
 
 from fastapi import APIRouter
@@ -21,12 +20,10 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 from starlette.types import Receive, Scope, Send
 
-from sandlot.errors import NotFound
 from sandlot.mcp import caller
 from sandlot.mcp.shape import clip, tool_errors
 from sandlot.service import Service
-from sandlot.sessions import Session
-from sandlot.usecases import check_size, timeout
+from sandlot.usecases import check_size, conversation_kernel, timeout
 
 PREFIX = "/python"
 CONVERSATION_HEADER = "x-session-id"
@@ -47,20 +44,6 @@ def build(service: Service) -> MCPServer:
     server: MCPServer = MCPServer("python", instructions=DESCRIPTION, log_level="WARNING")
     kernels: dict[tuple[str, str], str] = {}  # (tenant, conversation) -> session id
 
-    async def kernel(ctx: Context) -> Session:
-        manager = service.require_sessions()
-        for key, sid in list(kernels.items()):  # forget the ended ones
-            if manager.owner_of(sid) is None:
-                del kernels[key]
-        owner = caller.owner(ctx)
-        key = (str(owner.tenant), conversation(ctx))
-        if key in kernels:  # resumed if it was paused
-            with contextlib.suppress(NotFound):
-                return await manager.use(kernels[key], owner.tenant)
-        session = await manager.create("python", owner)
-        kernels[key] = session.id
-        return session
-
     @server.tool(
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=False, idempotent_hint=False,
@@ -75,7 +58,9 @@ def build(service: Service) -> MCPServer:
         with tool_errors():
             cfg = service.config
             check_size(cfg, code)
-            session = await kernel(ctx)
+            session = await conversation_kernel(
+                service, kernels, caller.owner(ctx), conversation(ctx)
+            )
             result = await session.run(code, timeout(cfg, None))
         notes: list[str] = []
         parts = [result.text("stdout"), result.text("stderr")]

@@ -8,7 +8,6 @@ caller is told it does not exist. The sessions an MCP connection opened end with
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 from typing import Annotated, Literal
@@ -17,14 +16,14 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ContentBlock, ImageContent, ToolAnnotations
 from pydantic import Field
 
+from sandlot import usecases
 from sandlot.api import execute_response, fork_response, snapshot_info
 from sandlot.api import info as convert_info
-from sandlot.errors import InvalidRequest, TooLarge
+from sandlot.errors import InvalidRequest
 from sandlot.mcp import caller, shape
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
-from sandlot.sessions import Result, Session
-from sandlot.usecases import execute_in_session
+from sandlot.sessions import Result
 from sandlot.wire import (
     ExecuteResponse,
     FileWritten,
@@ -98,11 +97,6 @@ def kept(holds: Holds) -> str:
 
 
 def register(server: MCPServer, service: Service, opened: caller.Opened) -> None:
-    async def mine(ctx: Context, session_id: str) -> Session:
-        """The caller's session of that id (resumed if it was paused); to another tenant it
-        does not exist."""
-        return await service.require_sessions().use(session_id, caller.owner(ctx).tenant)
-
     @server.tool(annotations=OPENS, structured_output=True)
     async def session_create(
         ctx: Context,
@@ -126,8 +120,8 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         """Open a session: an isolated box whose Python kernel (or bash shell), variables,
         files and processes persist across session_run calls. End it with session_close."""
         with tool_errors():
-            session = await service.require_sessions().create(
-                None if snapshot and language == "python" else language, caller.owner(ctx),
+            session = await usecases.create_session(
+                service, None if snapshot and language == "python" else language, caller.owner(ctx),
                 idle_timeout=idle_timeout, memory_mb=memory_limit_MB,
                 files={k: v.encode() for k, v in (files or {}).items()}, snapshot=snapshot,
             )  # fmt: skip
@@ -155,7 +149,9 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         Returns stdout, stderr, the cell's value, any error, and figures as images."""
         with tool_errors():
             tenant = caller.owner(ctx).tenant
-            execution = await execute_in_session(service, session_id, tenant, code, timeout_s)
+            execution = await usecases.execute_in_session(
+                service, session_id, tenant, code, timeout_s
+            )
             result = Result()
             try:
                 async for event in execution:
@@ -195,10 +191,8 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
                     raise InvalidRequest("content is not valid base64") from None
             else:
                 data = content.encode()
-            if len(data) > service.config.max_files_bytes:
-                raise TooLarge(f"a file may be at most {service.config.max_files_bytes} bytes")
-            session = await mine(ctx, session_id)
-            await asyncio.to_thread(session.box.put_file, path, data)
+            tenant = caller.owner(ctx).tenant
+            await usecases.put_session_file(service, session_id, tenant, path, data)
         return shape.result(
             f"wrote {path} ({len(data):,} bytes)", FileWritten(path=path, size=len(data))
         )
@@ -209,9 +203,8 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
     ) -> Annotated[CallToolResult, Download]:
         """Read a file from a session's work dir; it comes back as an embedded resource."""
         with tool_errors():
-            session = await mine(ctx, session_id)
-            cap = service.config.max_files_bytes
-            data = await asyncio.to_thread(session.box.get_file, path, cap)
+            tenant = caller.owner(ctx).tenant
+            data = await usecases.get_session_file(service, session_id, tenant, path)
         blocks = shape.file_blocks({path: data}, f"sessions/{session_id}")
         return shape.result(f"{path} ({len(data):,} bytes)", Download(path=path, size=len(data)),
                             extra=blocks)  # fmt: skip
@@ -225,7 +218,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         starts a session from it later (roll back to it, or branch from it)."""
         with tool_errors():
             tenant = caller.owner(ctx).tenant
-            info = snapshot_info(await service.require_sessions().snapshot(session_id, tenant))
+            info = snapshot_info(await usecases.snapshot_session(service, session_id, tenant))
         return shape.result(f"snapshot {info.id} of session {session_id}" + kept(info.holds), info)
 
     @server.tool(annotations=OPENS, structured_output=True)
@@ -237,8 +230,8 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         """Make `count` new sessions with this session's state (files, variables), each apart
         from the others: try different things from the same point. The session goes on."""
         with tool_errors():
-            manager = service.require_sessions()
-            children, state = await manager.fork(session_id, caller.owner(ctx).tenant, count)
+            tenant = caller.owner(ctx).tenant
+            children, state = await usecases.fork_session(service, session_id, tenant, count)
             for child in children:
                 opened.add(caller.connection(ctx), child.id)
             out = fork_response(session_id, children, state)
@@ -253,7 +246,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
         """End a session now: its box, processes and files are gone."""
         with tool_errors():
             tenant = caller.owner(ctx).tenant
-            session = await service.require_sessions().delete(session_id, tenant)
+            session = await usecases.delete_session(service, session_id, tenant)
             opened.discard(caller.connection(ctx), session_id)
             info = convert_info(session)
         return shape.result(f"session {session_id} is closed", info)

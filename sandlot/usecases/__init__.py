@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from sandlot.faces import lazy
 
 if TYPE_CHECKING:
+    from sandlot.usecases.coding import code, served_repo_tests
     from sandlot.usecases.judging import (
         Judged,
         ResultsFile,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from sandlot.usecases.sessions import (
         SessionRun,
         check_size,
+        conversation_kernel,
         create_session,
         delete_session,
         delete_snapshot,
@@ -56,6 +58,8 @@ if TYPE_CHECKING:
 __getattr__ = lazy(
     __name__,
     {
+        "code": "sandlot.usecases.coding",
+        "served_repo_tests": "sandlot.usecases.coding",
         "Judged": "sandlot.usecases.judging",
         "ResultsFile": "sandlot.usecases.judging",
         "answer_record": "sandlot.usecases.judging",
@@ -81,6 +85,7 @@ __getattr__ = lazy(
         "run_in_session": "sandlot.usecases.sessions",
         "run_jupyter": "sandlot.usecases.sessions",
         "timeout": "sandlot.usecases.sessions",
+        "conversation_kernel": "sandlot.usecases.sessions",
         "create_session": "sandlot.usecases.sessions",
         "delete_session": "sandlot.usecases.sessions",
         "delete_snapshot": "sandlot.usecases.sessions",
@@ -105,6 +110,8 @@ __all__ = [
     "answer_record",
     "check_ids",
     "check_size",
+    "code",
+    "conversation_kernel",
     "create_session",
     "dataset_name",
     "dataset_names",
@@ -134,6 +141,7 @@ __all__ = [
     "run_jupyter",
     "run_tests",
     "served_repo",
+    "served_repo_tests",
     "sessions_full",
     "snapshot_session",
     "submit",

@@ -10,10 +10,11 @@ call refuses with 503 when this server has no sessions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sandlot.errors import InvalidRequest, TooLarge
+from sandlot.errors import InvalidRequest, NotFound, TooLarge
 
 if TYPE_CHECKING:
     from sandlot.config import Config
@@ -66,6 +67,24 @@ def find_session(service: Service, session_id: str, tenant: Tenant) -> Session |
 async def use_session(service: Service, session_id: str, tenant: Tenant) -> Session:
     """The session, resumed if it was paused."""
     return await service.require_sessions().use(session_id, tenant)
+
+
+async def conversation_kernel(
+    service: Service, kernels: dict[tuple[str, str], str], owner: Owner, conversation: str
+) -> Session:
+    """The Python session of the owner's conversation (resumed if it was paused), or a new one.
+    `kernels` maps (tenant, conversation) to a session id; the ended ones leave it."""
+    manager = service.require_sessions()
+    for key, sid in list(kernels.items()):
+        if manager.owner_of(sid) is None:
+            del kernels[key]
+    key = (str(owner.tenant), conversation)
+    if key in kernels:
+        with contextlib.suppress(NotFound):
+            return await manager.use(kernels[key], owner.tenant)
+    session = await manager.create("python", owner)
+    kernels[key] = session.id
+    return session
 
 
 def interrupt_session(service: Service, session_id: str, tenant: Tenant) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from sandlot.judge import aider, guard_texts, sites, splices, split_java, split_managed
+from sandlot.judge import aider, guard_texts, splices, split_java, split_managed
 from sandlot.judge.extract import Extracted
 from sandlot.judge.guard_texts import MainGuard, ScriptGuard
 from sandlot.judge.plans import Assembled, Program
@@ -118,15 +118,6 @@ class Dialect:
     aider_needs: tuple[str, str] | None = None
 
 
-# The tests' assertions as the guard's own checks (sites.py), named from the root: an answer's
-# member named `SandlotSeal`, `Debug` or `assert` stands for nothing the tests call.
-_CSHARP_SITES = sites.Dialect(
-    calls=("Debug.Assert", "Trace.Assert", "System.Diagnostics.Debug.Assert",
-           "System.Diagnostics.Trace.Assert"),
-    check="global::SandlotSeal.Check", fails="global::SandlotSeal.Fails",
-)  # fmt: skip
-_SCALA_SITES = sites.Dialect(calls=("assert",), check="_root_.sandlot.SandlotSeal.check",
-                             fails="_root_.sandlot.SandlotSeal.fails")  # fmt: skip
 # A script's top-level names are in scope in all of it, before and after the answer's code:
 # the guard's locals are drawn per submission, and the answer may declare none of the names the
 # guard calls (guard_texts.shadowing).
@@ -191,12 +182,12 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (
             # What the exercises need beyond their language row (from its apt packages).
             aider_needs=("/usr/share/java/assertj-core.jar", "libassertj-core-java")),
     Dialect("csharp", guard=MainGuard("global::SandlotSeal.End();", guard_texts.csharp_start,
-                                      sites=_CSHARP_SITES),
+                                      sites=split_managed.CSHARP_SITES),
             mp_whole=splices.csharp_open_class, crux_call="F(????)", slot_members=True,
             split=_managed(split_managed.CSHARP)),
     Dialect("scala", declaration=r"\bdef\s+{n}\b",
             guard=MainGuard("_root_.sandlot.SandlotSeal.end()", guard_texts.scala_start,
-                            sites=_SCALA_SITES),
+                            sites=split_managed.SCALA_SITES),
             mp_whole=splices.scala_open_object, crux_call="f(????)",
             slot_template=splices.scala_app_as_main, split=_managed(split_managed.SCALA)),
     Dialect("rust", declaration=r"\bfn\s+{n}\b",

@@ -141,12 +141,15 @@ class Managed:
     seal: str
 
 
-_CSHARP_SITES = sites.Dialect(
+# The tests' assertions as the seal's own checks (sites.py), named from the root, for the split
+# and the in-process guard alike: a member of the answer's named `SandlotSeal`, `Debug` or
+# `assert` stands for nothing the tests call.
+CSHARP_SITES = sites.Dialect(
     calls=("Debug.Assert", "Trace.Assert", "System.Diagnostics.Debug.Assert",
            "System.Diagnostics.Trace.Assert"),
     check="global::SandlotSeal.Check", fails="global::SandlotSeal.Fails",
 )  # fmt: skip
-_SCALA_SITES = sites.Dialect(calls=("assert",), check="_root_.sandlot.SandlotSeal.check",
+SCALA_SITES = sites.Dialect(calls=("assert",), check="_root_.sandlot.SandlotSeal.check",
                              fails="_root_.sandlot.SandlotSeal.fails")  # fmt: skip
 _CSHARP_USING = r"^[ \t]*using\s+(?:static\s+)?[\w.]+(?:\s*=\s*[^;\n]+)?\s*;[ \t]*$"
 
@@ -161,7 +164,7 @@ CSHARP = Managed(
     directive=re.compile(_CSHARP_USING, re.M),
     package=re.compile(r"(?!)"),
     function=r"\b(?:static\s+)(?:[\w<>\[\],.?() ]+\s+)?({n})\s*(?:<[^>()]*>)?\s*\(",
-    sites=_CSHARP_SITES,
+    sites=CSHARP_SITES,
     read=f"string {SECRET} = global::SandlotSeal.Read();",
     end=f"global::SandlotSeal.End({SECRET});",
     seal=CSHARP_SEAL,
@@ -177,7 +180,7 @@ SCALA = Managed(
     directive=re.compile(r"^[ \t]*import\s+[^\n]*$", re.M),
     package=re.compile(r"^[ \t]*package\s+[\w.]+[ \t]*;?[ \t]*$", re.M),
     function=r"\bdef\s+({n})\b",
-    sites=_SCALA_SITES,
+    sites=SCALA_SITES,
     read=f"val {SECRET} = _root_.sandlot.SandlotSeal.read()",
     end=f"_root_.sandlot.SandlotSeal.end({SECRET})",
     seal=SCALA_SEAL,

@@ -48,9 +48,7 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO_ROOT / "tests"))  # the hello-world programs the tests check
-
-from test_languages import HELLO, RUN_TIMEOUT  # noqa: E402
+sys.path.insert(0, str(REPO_ROOT))
 
 from sandlot.config import Config  # noqa: E402
 from sandlot.docgen.languages import update  # noqa: E402
@@ -62,6 +60,7 @@ from sandlot.jail.workdir import write_files  # noqa: E402
 from sandlot.languages import Language, Registry  # noqa: E402
 from sandlot.languages.hello import HELLO_WORLDS  # noqa: E402
 from sandlot.service import Service  # noqa: E402
+from tests.languages.test_languages import HELLO, RUN_TIMEOUT  # noqa: E402  (the tests' hello worlds)
 
 MAX_OVERHEAD_S = 0.001  # a cached request: at most its box run + 1 ms
 TARGET_RATIO = 10.0  # cold / cached, where the compiler takes at least COMPILER_RUNS runs' time

@@ -40,12 +40,9 @@ __attribute__((section(".preinit_array"), used)) void (*sandlot_seal::read)() = 
 };
 """
 
-_CSHARP_SEAL = """
-// sandlot's guard (sandlot/judge/guards.py)
-static class SandlotSeal {
-    static string text = "";
-    static bool read, spent;
-    static readonly System.Collections.Generic.HashSet<int> passed =
+# What both of C#'s seals (this in-process guard, and split_managed.py's) count the tests'
+# assertion sites with: the sites that ran and held, and the checks the tests' asserts become.
+CSHARP_SITE_CHECKS = """    static readonly System.Collections.Generic.HashSet<int> passed =
         new System.Collections.Generic.HashSet<int>();
 
     // An assertion site of the tests (sandlot/judge/sites.py): fails as Debug.Assert does.
@@ -62,7 +59,17 @@ static class SandlotSeal {
         if (!failed) passed.Add(site);
         return failed;
     }
+"""
 
+_CSHARP_SEAL = (
+    """
+// sandlot's guard (sandlot/judge/guards.py)
+static class SandlotSeal {
+    static string text = "";
+    static bool read, spent;
+"""
+    + CSHARP_SITE_CHECKS
+    + """
     public static bool Read() {
         if (read) return true;
         read = true;
@@ -90,6 +97,7 @@ static class SandlotSeal {
     }
 }
 """
+)
 
 _SCALA_SEAL = """
 // sandlot's guard (sandlot/judge/guards.py), in a package of its own: the tests name it from

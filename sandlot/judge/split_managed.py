@@ -28,34 +28,21 @@ from typing import Any
 
 from sandlot.executor import SEAL_FILE
 from sandlot.judge import braces, sites, splices
+from sandlot.judge.guard_texts import CSHARP_SITE_CHECKS
 from sandlot.judge.plans import Program
 from sandlot.languages import ANSWER_ALIAS
 from sandlot.languages import SPLIT_DIR as ANSWER_DIR
 
 SECRET = "sandlotSecret"
 
-CSHARP_SEAL = """
+CSHARP_SEAL = (
+    """
 // sandlot's seal (sandlot/judge/split_managed.py): read by the tests' Main, first, into a local;
 // written at its end with the number of assertion sites that ran and held.
 static class SandlotSeal {
-    static readonly System.Collections.Generic.HashSet<int> passed =
-        new System.Collections.Generic.HashSet<int>();
-
-    // An assertion site of the tests (sandlot/judge/sites.py): fails as Debug.Assert does.
-    public static void Check(int site, bool ok) {
-        if (!ok) {
-            System.Console.Out.Flush();
-            System.Console.Error.WriteLine("Process terminated. Assertion failed.");
-            System.Environment.Exit(134);
-        }
-        passed.Add(site);
-    }
-
-    public static bool Fails(int site, bool failed) {
-        if (!failed) passed.Add(site);
-        return failed;
-    }
-
+"""
+    + CSHARP_SITE_CHECKS
+    + """
     public static string Read() {
         try {
             var text = System.Text.Encoding.GetEncoding("ISO-8859-1")
@@ -78,7 +65,8 @@ static class SandlotSeal {
         }
     }
 }
-""".replace("SEAL_FILE", SEAL_FILE)
+"""
+).replace("SEAL_FILE", SEAL_FILE)
 
 SCALA_SEAL = """
 // sandlot's seal (sandlot/judge/split_managed.py), in a package of its own: read by the tests'

@@ -153,7 +153,6 @@ FACES: dict[str, list[str]] = {
         "unmount_all",
     ],
     "judge": [
-        "TABLE",
         "Datasets",
         "EvalResult",
         "ItemResult",
@@ -164,6 +163,7 @@ FACES: dict[str, list[str]] = {
         "TestOutcome",
         "check_size",
         "counts",
+        "integrity_rows",
         "judge_many",
         "number_samples",
         "record",

@@ -1,13 +1,14 @@
 """The docs' tables of settings, verdict integrity and datasets, rendered from `SETTINGS` and
-`VARIABLES` (sandlot/config.py), the integrity `TABLE` (sandlot/judge/integrity.py) and the
-shipped datasets as `GET /v1/datasets` lists them."""
+`VARIABLES` (sandlot/config.py), the integrity rows (`integrity_rows`: the languages', families'
+and datasets' rows of sandlot/judge/integrity.py) and the shipped datasets as `GET /v1/datasets`
+lists them."""
 
 from __future__ import annotations
 
 from typing import Any, NoReturn
 
 from sandlot.config import SETTINGS, VARIABLES, MiB, Setting
-from sandlot.judge import TABLE
+from sandlot.judge import integrity_rows
 
 RUNTIME = "/opt/sandlot"  # where a registry looks for toolchains: nothing here probes them
 # Defaults that depend on the machine the table is rendered on, in words.
@@ -62,7 +63,7 @@ def integrity() -> str:
         "| shown by |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for (family, language), row in TABLE.items():
+    for family, language, row in integrity_rows():
         lines.append(
             f"| `{family}` | `{language}` | {row.level.value} | {cell(row.sealed_by)} | "
             f"{cell(row.attests) or '—'} | {cell(row.split) or '—'} | "

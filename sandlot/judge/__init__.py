@@ -4,16 +4,15 @@ Calls the executor, never the jail.
 """
 
 from sandlot.judge.batch import Sample, judge_many, number_samples, record
-from sandlot.judge.datasets import Datasets
+from sandlot.judge.datasets import Datasets, integrity_rows
 from sandlot.judge.engine import EvalResult, Judge, TestOutcome
-from sandlot.judge.integrity import TABLE, weakest
+from sandlot.judge.integrity import weakest
 from sandlot.judge.metric_functions import source
 from sandlot.judge.metrics import counts, summarize
 from sandlot.judge.plans import JudgeConfig
 from sandlot.judge.rewards import ItemResult, RewardItem, check_size, score_batch
 
 __all__ = [
-    "TABLE",
     "Datasets",
     "EvalResult",
     "ItemResult",
@@ -24,6 +23,7 @@ __all__ = [
     "TestOutcome",
     "check_size",
     "counts",
+    "integrity_rows",
     "judge_many",
     "number_samples",
     "record",

@@ -11,13 +11,14 @@ import difflib
 import gzip
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sandlot.errors import InvalidRequest, NotFound, UnknownLanguage
 from sandlot.judge.families import FAMILIES, Family
+from sandlot.judge.integrity import BIGCODEBENCH_PYTHON, LANGUAGE_ROWS, NONE, ByLanguage, Integrity
 from sandlot.judge.plans import Needs
 from sandlot.languages import Registry
 
@@ -42,6 +43,8 @@ class DatasetSpec:
     aliases: tuple[str, ...] = ()
     summary: str = ""
     params: dict[str, Any] = field(default_factory=dict)  # family knobs
+    # its integrity rows where they differ from its family's (integrity.py)
+    integrity: ByLanguage = NONE
 
     @property
     def path(self) -> Path:
@@ -117,6 +120,7 @@ BUILTIN: tuple[DatasetSpec, ...] = (
           language="python", summary="shadow HumanEval (SandboxFusion sample, 20 rows)"),
     _spec("bigcodebench", "humaneval", "sf_bigcodebench.jsonl.gz", language="python",
           params={"run_timeout": 60, "unittest": True},
+          integrity=ByLanguage({"python": BIGCODEBENCH_PYTHON}),
           summary="BigCodeBench (SandboxFusion sample, 20 rows; pandas, matplotlib, requests...)"),
     _spec("cruxeval_x", "cruxeval", "sf_cruxeval_x.jsonl.gz",
           summary="CRUXEval-X (SandboxFusion sample, 19 rows, one per language; extra.mode)"),
@@ -162,6 +166,16 @@ CLASS_FAMILIES: dict[str, Family] = {cls: FAMILIES[family] for cls, family in {
     "MHPPDataset": "mhpp", "NaturalCodeBenchDataset": "ncb", "PalMathDataset": "palmath",
     "LiveCodeBenchDataset": "lcb", "VerilogDataset": "verilog", "RepobenchCDataset": "repobench",
 }.items()}  # fmt: skip
+
+
+def integrity_rows() -> Iterator[tuple[str, str, Integrity]]:
+    """Every integrity row as (family or dataset, language, class), "*" for any: the languages'
+    own, then each family's and each shipped dataset's, where they differ."""
+    yield from (("*", language, row) for language, row in LANGUAGE_ROWS.items())
+    for family in FAMILIES.values():
+        yield from ((family.name, language, row) for language, row in family.integrity.items())
+    for spec in BUILTIN:
+        yield from ((spec.name, language, row) for language, row in spec.integrity.items())
 
 
 def row_id(row: Row, spec: DatasetSpec) -> str | int:

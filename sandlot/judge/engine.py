@@ -285,10 +285,11 @@ class Judge:
         if cached is not None:
             return cached
         out: dict[str, Integrity] = {}
-        if spec.family.integrity is not None:
-            out["*"] = spec.family.integrity
-        elif spec.language is not None:
-            out[spec.language] = lookup(spec.name, spec.family.name, spec.language)
+        whole = spec.family.integrity.whole  # the same whatever the row's language
+        if spec.language is not None:
+            out[spec.language] = lookup(spec.language, spec.integrity, spec.family.integrity)
+        elif whole is not None:
+            out["*"] = whole
         else:
             cfg = JudgeConfig()
             for row in self.datasets.get(spec.name).rows:
@@ -312,7 +313,8 @@ class Judge:
         sealed = isinstance(job, Program) and (job.seal or framework)
         stdio = isinstance(job, StdioJob)
         split = isinstance(job, Program) and job.apart
-        return of_job(spec.name, spec.family.name, name, sealed=sealed, stdio=stdio, split=split)
+        return of_job(name, spec.integrity, spec.family.integrity, sealed=sealed, stdio=stdio,
+                      split=split)  # fmt: skip
 
     def _language_of(self, spec: DatasetSpec, row: Row, cfg: JudgeConfig) -> str | None:
         """The language a problem is judged in when there is no program to say it."""

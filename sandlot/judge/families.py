@@ -2,9 +2,10 @@
 the program that judges it, the row's reference answer, and what else the family decides.
 
 A dataset (datasets.py) names its family; the judge asks the family, never its name. The name is
-what the wire and the integrity table (integrity.py) say. Adding a family is one row here, its
-prompt builder in prompts.py and its assembler (assemble.py; which extracts the answer, puts it
-with the tests, and sets the program's harness, seal and post-checks), plus its tests.
+what the wire and the docs' integrity table say. Adding a family is one row here, its prompt
+builder in prompts.py and its assembler (assemble.py; which extracts the answer, puts it with the
+tests, and sets the program's harness, seal and post-checks), the integrity rows of the languages
+it judges differently from their own (their texts in integrity.py), plus its tests.
 """
 
 from __future__ import annotations
@@ -16,7 +17,23 @@ from typing import TYPE_CHECKING, Any
 
 from sandlot.judge import assemble, assemble_multi, prompts, repobench
 from sandlot.judge.assemble import Builder, ensure_json
-from sandlot.judge.integrity import OUTPUT, Integrity
+from sandlot.judge.integrity import (
+    AIDER_CATCH2,
+    AIDER_GO_TEST,
+    AIDER_JEST,
+    AIDER_PYTEST,
+    AIDER_RUST,
+    CRUXEVAL,
+    INSERT_PYTHON,
+    NCB_PYTEST,
+    NONE,
+    OUTPUT,
+    REPOBENCH,
+    SPLIT_MANAGED,
+    SPLIT_NATIVE,
+    VERILOG,
+    ByLanguage,
+)
 from sandlot.judge.plans import JudgeConfig
 
 if TYPE_CHECKING:
@@ -46,9 +63,10 @@ class Family:
     # asked for by id is asked in `default_mode`. A prompt's labels are then its mode alone.
     modes: tuple[str, ...] = ()
     default_mode: str | None = None
-    # The class of all its verdicts whatever the language (stdin/stdout: the output only);
-    # None: per language, from integrity.TABLE.
-    integrity: Integrity | None = None
+    # How far its verdicts can be trusted, by language, where that differs from the language's
+    # own row (integrity.py); `apart`: rows that hold for the programs its assembler builds
+    # apart only (sandlot/judge/split/, split_java.py, split_managed.py).
+    integrity: ByLanguage = NONE
     # Why a row of a dataset file cannot be judged (checked when the file is read), or None.
     row_problem: Callable[[Row], str | None] | None = None
 
@@ -71,28 +89,39 @@ def _insert_reference(row: Row, mode: str) -> str | None:
     return f"```{lang}\n{sol}\n```" if sol else None
 
 
+SPLIT = SPLIT_NATIVE | SPLIT_MANAGED  # the compiled languages whose answers are built apart
 HUMANEVAL = Family("humaneval", prompts.humaneval, assemble.build_humaneval)
-MULTIPLE = Family("multiple", prompts.humaneval, assemble_multi.build_multiple)
+MULTIPLE = Family(
+    "multiple", prompts.humaneval, assemble_multi.build_multiple, integrity=ByLanguage(apart=SPLIT)
+)
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     HUMANEVAL,
-    Family("humaneval_x", prompts.humaneval, assemble_multi.build_humaneval_x),
+    Family("humaneval_x", prompts.humaneval, assemble_multi.build_humaneval_x,
+           integrity=ByLanguage(apart=SPLIT_NATIVE)),
     MULTIPLE,
     Family("mbpp", prompts.mbpp, assemble.build_mbpp,
            reference=lambda row, mode: row.get("code") or row.get("canonical_solution")),
     Family("cruxeval", prompts.cruxeval, assemble.build_cruxeval, reference=_cruxeval_reference,
-           modes=("input", "output"), default_mode="output"),
+           modes=("input", "output"), default_mode="output",
+           integrity=ByLanguage({"*": CRUXEVAL})),
     Family("mhpp", prompts.mhpp, assemble.build_mhpp),
     Family("palmath", prompts.content, assemble.build_palmath, reference=_palmath_reference),
-    Family("insert", prompts.insert, assemble.build_insert, reference=_insert_reference),
-    Family("ncb", prompts.content, assemble.build_ncb),
-    Family("verilog", prompts.verilog, assemble.build_verilog),
+    Family("insert", prompts.insert, assemble.build_insert, reference=_insert_reference,
+           integrity=ByLanguage({"python": INSERT_PYTHON}, apart=SPLIT)),
+    Family("ncb", prompts.content, assemble.build_ncb,
+           integrity=ByLanguage({"pytest": NCB_PYTEST})),
+    Family("verilog", prompts.verilog, assemble.build_verilog,
+           integrity=ByLanguage({"verilog": VERILOG})),
     Family("lcb", prompts.lcb, assemble.build_lcb),
-    Family("stdio", prompts.stdio, assemble.build_stdio, integrity=OUTPUT),
+    Family("stdio", prompts.stdio, assemble.build_stdio, integrity=ByLanguage({"*": OUTPUT})),
     Family("aider", prompts.aider, assemble_multi.build_aider,
-           reference=lambda row, mode: assemble_multi.reference_completion(row)),
+           reference=lambda row, mode: assemble_multi.reference_completion(row),
+           integrity=ByLanguage({"catch2": AIDER_CATCH2, "jest": AIDER_JEST,
+                                 "pytest": AIDER_PYTEST},
+                                apart={"rust": AIDER_RUST, "go_test": AIDER_GO_TEST})),
     Family("user", prompts.given, assemble.build_user, row_problem=assemble.user_row_problem),
     Family("repobench", prompts.given, repobench.build,
-           reference=lambda row, mode: row["next_line"]),
+           reference=lambda row, mode: row["next_line"], integrity=ByLanguage({"*": REPOBENCH})),
 )}  # fmt: skip
 
 

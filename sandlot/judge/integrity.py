@@ -1,5 +1,6 @@
-"""How far each dataset family's verdict can be trusted: its integrity class, one row per family
-and language, as data that /v1/datasets, the docs' table and `strict` read.
+"""How far each dataset family's verdict can be trusted: its integrity class, one row per language
+and, where a family or dataset judges a language differently, one of its own, as data that
+/v1/datasets, the docs' table and `strict` read.
 
 A verdict is a reward, and a policy tuned for reward searches for the ways to fake it. What an
 answer can change about how it is judged is decided by how its family assembles the program, so
@@ -18,13 +19,16 @@ each (family, language) says which of three classes it is in:
 - `unsealed`: judged on the exit status or the output alone; `strict` refuses it unless the
   request opts in (`config.extra.allow_unsealed`).
 
-Rows are looked up most specific first: (dataset, language), (family, language), (family, "*"),
-("*", language); the last row is the default.
+The rows are layers of `ByLanguage`, looked up most specific first: a dataset's own
+(DatasetSpec.integrity, datasets.py), its family's (Family.integrity, families.py), the
+language's own (LANGUAGE_ROWS, here); each by the language's name, then "*" (any language). The
+texts of every row live here; a family or dataset holds the rows that are its own.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -59,6 +63,36 @@ class Integrity:
             "split": self.split,
             "out_of_reach": self.out_of_reach,
         }
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ByLanguage:
+    """Classes by language name ("*": any language): one layer of the lookup. `apart` holds the
+    rows that hold for programs built apart (Program.apart) only: a problem whose tests its
+    language's splitter cannot split is one program, judged by the layers below."""
+
+    rows: Mapping[str, Integrity] = field(default_factory=dict)
+    apart: Mapping[str, Integrity] = field(default_factory=dict)
+
+    def get(self, language: str, apart: bool = True) -> Integrity | None:
+        if apart and language in self.apart:
+            return self.apart[language]
+        return self.rows.get(language) or self.rows.get("*")
+
+    def items(self) -> Iterator[tuple[str, Integrity]]:
+        """Every row, as the docs' table lists them."""
+        yield from self.rows.items()
+        yield from self.apart.items()
+
+    @property
+    def whole(self) -> Integrity | None:
+        """The class of every job whatever its language: a row for any language that rests on no
+        seal of the job's (stdin/stdout problems), or None."""
+        row = self.rows.get("*")
+        return row if row is not None and not row.by_seal else None
+
+
+NONE = ByLanguage()  # a family or dataset with no rows of its own
 
 
 UNSEALED = Integrity(
@@ -121,8 +155,8 @@ def _script(sealed_by: str, attests: str, split: str, out_of_reach: str) -> Inte
 
 _DRAWN = "the harness, which reads the secret first, under a name drawn per submission; "
 # The scripting languages' harnesses (sandlot/judge/scripts/): what each one does and leaves.
-SCRIPTS: dict[tuple[str, str], Integrity] = {
-    ("*", "php"): _script(
+SCRIPTS: dict[str, Integrity] = {
+    "php": _script(
         _DRAWN + "it writes the seal after the tests' last statement",
         "passed=N for the N `if (...) { throw ... }` assertions of the tests' text, none failed",
         "the answer is a file of its own, required after the secret was read: its text (a "
@@ -130,7 +164,7 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "tests' functions",
         "reflection: get_declared_classes and the Reflection API find the harness's class",
     ),
-    ("*", "perl"): _script(
+    "perl": _script(
         _DRAWN + "a lexical of its own file, which no other file can name",
         "passed=N for the N comparisons (eq_deeply, Compare) of the tests' text that held, "
         "none failed",
@@ -140,7 +174,7 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "the comparison libraries' own subroutines (Test::Deep::cmp_details...), which the answer "
         "can redefine; reflection (B, the debugger)",
     ),
-    ("*", "ruby"): _script(
+    "ruby": _script(
         _DRAWN + "a global (a test method reaches nothing else)",
         "passed=N for the N assertions (assert_equal, an `if` that raises) of the tests' text "
         "that held, none failed",
@@ -150,7 +184,7 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "reflection: global_variables finds the harness's object, whose checks and end the "
         "answer can call; patching the core classes its checks and seal use (Hash, IO#write)",
     ),
-    ("*", "R"): _script(
+    "R": _script(
         _DRAWN + "a closure over base, removed from the global environment before the tests run",
         "passed=N for the N stopifnot checks of the tests' text that held, none failed",
         "the answer is a file of its own, sourced after the secret was read; the tests run in "
@@ -159,7 +193,7 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "reflection: the environment of the harness's closure (found with ls(all.names = "
         "TRUE)) holds the secret; sys.frames, parent.frame, unlockBinding",
     ),
-    ("*", "lua"): _script(
+    "lua": _script(
         _DRAWN + "a local of the chunk; luaunit's runner reports to it",
         "passed=N for the N lu.assertEquals of the tests' text that held, none failed",
         "no split (MultiPL-E's functions are locals of the tests' chunk): Lua runs nothing while "
@@ -167,7 +201,7 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "answer over a copy of the globals",
         "the debug library (debug.getlocal, debug.setupvalue reach the harness)",
     ),
-    ("*", "bash"): _script(
+    "bash": _script(
         _DRAWN + "its seal written through built-ins no function can stand for",
         "passed=N for the N `[[ ... ]]` tests of the tests' text that held, none failed",
         "the answer is a file of its own, sourced inside one `{ ... }` group parsed before it "
@@ -177,7 +211,7 @@ SCRIPTS: dict[tuple[str, str], Integrity] = {
         "${!sandlot_*} names it and the answer can write the seal; a DEBUG trap reads each "
         "command ($BASH_COMMAND) before it runs",
     ),
-    ("*", "racket"): _script(
+    "racket": _script(
         "a launcher module that reads the secret before the answer's module is compiled",
         "passed=N for the N rackunit checks of the tests' text that held (each raises when "
         "it fails), none failed",
@@ -301,25 +335,16 @@ SPLIT_NATIVE = {
         tests=_BATTERY,
     ),
 }
-
-# The rows that hold for programs built apart (Program.apart) only: a problem whose tests its
-# language's splitter cannot split is one program, of the language's own row ("*", language).
-_SPLIT_FAMILIES = tuple(
-    (family, language) for family in ("humaneval_x", "multiple", "insert")
-    for language in SPLIT_NATIVE
-)  # fmt: skip
 # C# and Scala: MultiPL-E's and the `#<INSERT>` tables' programs (split_managed.py).
-_SPLIT_MANAGED = tuple((f, lang) for f in ("multiple", "insert") for lang in ("csharp", "scala"))
-SPLIT_BUILDS = frozenset((*_SPLIT_FAMILIES, *_SPLIT_MANAGED, ("aider", "rust"),
-                          ("aider", "go_test")))  # fmt: skip
+SPLIT_MANAGED = {"csharp": CSHARP_SPLIT, "scala": SCALA_SPLIT}
 
 # What a language adds to the split of its JavaScript driver's row.
 _SCRIPT_SPLIT_NOTE = {"typescript": " (TypeScript: the tests are transpiled apart)"}
 
-# (family, language) -> its class. "*" matches any. Families are the assemblers' names
-# (families.py); languages are the language table's row names.
-TABLE: dict[tuple[str, str], Integrity] = {
-    ("*", "python"): Integrity(
+# Each language's own class: its guard's, in every family whose row does not say otherwise;
+# "*", the last row, is the default of a language that has none.
+_LANGUAGES: dict[str, Integrity] = {
+    "python": Integrity(
         Level.IN_PROCESS,
         sealed_by="the Python driver, after the tests' last statement",
         attests="the tests ran to their end",
@@ -328,7 +353,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         tests="tests/security/test_integrity.py",
     ),
     **{
-        ("*", lang): Integrity(
+        lang: Integrity(
             Level.IN_PROCESS,
             sealed_by="the JavaScript driver, after the tests' last statement; each assertion "
             "site of the tests' text (an assert call, console.assert, an `if` that throws) reports "
@@ -348,7 +373,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         for lang in ("nodejs", "typescript")
     },
     **{
-        ("*", lang): Integrity(
+        lang: Integrity(
             Level.UNSEALED,
             sealed_by="statements in the program's text: the secret read before any code under "
             "test runs, the seal written at the end of the tests' main",
@@ -377,7 +402,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         )
     },
     **{
-        ("*", lang): Integrity(
+        lang: Integrity(
             Level.IN_PROCESS,
             sealed_by="statements in the program's text, naming the seal from the root "
             f"({root}): the secret read before any code under test runs, the seal written at "
@@ -395,9 +420,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
             ("scala", "_root_.sandlot", "assert", "object", _SCALA_REACH),
         )
     },
-    **{(family, "csharp"): CSHARP_SPLIT for family in ("multiple", "insert")},
-    **{(family, "scala"): SCALA_SPLIT for family in ("multiple", "insert")},
-    ("*", "java"): Integrity(
+    "java": Integrity(
         Level.SPLIT,
         sealed_by="the harness's main (class Main, its own source file): its first statement "
         "reads the secret into a local, its last writes the seal",
@@ -413,7 +436,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         "its own equals (an answer's subclass of a JDK collection can override it)",
         tests="tests/security/test_reward_hacks_jvm.py",
     ),
-    ("*", "kotlin_script"): Integrity(
+    "kotlin_script": Integrity(
         Level.IN_PROCESS,
         sealed_by="a closure under a name drawn per submission, read by the script's first "
         "statement after its imports, called after the tests' last statement",
@@ -425,7 +448,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
     ),
     **SCRIPTS,
     **{
-        ("*", lang): Integrity(
+        lang: Integrity(
             Level.UNSEALED,
             sealed_by="nothing: the verdict is the program's exit status; no harness was built "
             f"for {lang}, which has no Debian 12 package (sandlot setup does not install it)",
@@ -437,7 +460,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
         for lang in ("julia", "swift")
     },
     **{
-        ("*", lang): Integrity(
+        lang: Integrity(
             Level.IN_PROCESS,
             sealed_by="the test framework's own hook, once it reported every test passed",
             attests="the framework's counts of passed, failed and skipped tests",
@@ -469,7 +492,7 @@ TABLE: dict[tuple[str, str], Integrity] = {
             ),
         )
     },
-    ("*", "junit"): Integrity(
+    "junit": Integrity(
         Level.IN_PROCESS,
         sealed_by="JUnit's own listener, once the platform reported every test passed",
         attests="JUnit's counts, where passed must equal the `@Test` methods of the row's test "
@@ -480,146 +503,150 @@ TABLE: dict[tuple[str, str], Integrity] = {
         out_of_reach=_IN_PROCESS_REACH,
         tests="tests/security/test_reward_hacks_jvm.py",
     ),
-    **{key: SPLIT_NATIVE[key[1]] for key in _SPLIT_FAMILIES},
-    ("aider", "rust"): Integrity(
-        Level.SPLIT,
-        sealed_by="the harness crate's main, which runs every test function of the exercise "
-        "(the ignored ones too) and seals when all passed",
-        attests="how many test functions passed (a #[should_panic] one when it panicked), "
-        "against the count of #[test] functions in the exercise's tests",
-        split="the solution is a crate of its own (symbols in its namespace, no constructor "
-        "section); each test file is a module of the harness that keeps its `use <crate>::*` "
-        "beside std's prelude and macros, so that the crate shadows none of them",
-        out_of_reach=_MEMORY + " (in unsafe code)",
-        tests=_BATTERY,
-    ),
-    ("aider", "go_test"): Integrity(
-        Level.SPLIT,
-        sealed_by=SPLIT_NATIVE["go_test"].sealed_by,
-        attests=SPLIT_NATIVE["go_test"].attests,
-        split="the solution is a package of its own (standard-library imports only), which the "
-        "exercise's test files import with a dot: they call its exported API as before, and "
-        "nothing of it can stand in for theirs",
-        out_of_reach=SPLIT_NATIVE["go_test"].out_of_reach,
-        tests=_BATTERY,
-    ),
-    ("aider", "catch2"): Integrity(
-        Level.IN_PROCESS,
-        sealed_by="Catch's listener (its own unit), once Catch reported every test case passed",
-        attests="how many test cases passed, against the count of TEST_CASEs in the tests",
-        split="the solution's .cpp is a unit of its own; its header, which the tests include, "
-        "may define no macro the tests or Catch name",
-        out_of_reach="the exercise's tests include the solution's header, which shares their "
-        "unit: what it declares (operators, overloads, specializations) reaches their "
-        "comparisons; and " + _MEMORY,
-        tests=_BATTERY,
-    ),
-    ("*", "*"): UNSEALED,
-    # -- Python's families, where they differ from the driver's row -------------------------
-    ("bigcodebench", "python"): Integrity(
-        Level.IN_PROCESS,
-        sealed_by="the Python driver runs the tests' TestCase classes itself, with the unittest "
-        "it imported before the answer ran: no load_tests, runner or module of the answer's is "
-        "asked",
-        attests="passed=N for the N test methods in the tests' text, none failed or skipped",
-        split="the answer is compiled on its own, before the tests; the tests are in memory only",
-        out_of_reach=_IN_PROCESS_REACH + " (unittest's own classes and assertions among it)",
-        tests="tests/security/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
-    ),
-    ("insert", "python"): Integrity(
-        Level.IN_PROCESS,
-        sealed_by="the Python driver, after the tests' last statement; a row's unittest classes "
-        "(and the test module it loads, read into memory) are run by the driver itself",
-        attests="the tests ran to their end; for unittest rows, passed=N for their N test methods",
-        split="the answer is compiled on its own, before the tests; the tests are in memory only",
-        out_of_reach=_IN_PROCESS_REACH,
-        tests="tests/security/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
-    ),
-    ("ncb", "pytest"): Integrity(
-        Level.IN_PROCESS,
-        sealed_by="sandlot's pytest plugin, loaded before any test module, once pytest reported "
-        "every test passed",
-        attests="passed=N for the N tests pytest collects from the tests' text (a test the answer "
-        "brings along changes N), none failed or skipped",
-        split="the answer is a module of its own (solution.py) that the tests import",
-        out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
-        tests="tests/security/test_reward_hacks_python.py::test_ncb_pytest_hack_is_rejected",
-    ),
-    ("aider", "jest"): Integrity(
-        Level.IN_PROCESS,
-        sealed_by="sandlot's jest reporter, loaded before any test file, once jest reported "
-        "every test passed",
-        attests="passed=N for the N tests (`test(...)`, `it(...)`) of the exercise's spec, none "
-        "failed or skipped",
-        split="the answer is the exercise's module, which the spec imports",
-        out_of_reach=_IN_PROCESS_REACH + " (jest's globals among it: an answer that replaces "
-        "`expect` when the spec imports it passes)",
-        tests="tests/security/test_reward_hacks_script.py::"
-        "test_jest_globals_replaced_by_the_answer_are_beyond_a_guard",
-    ),
-    ("aider", "pytest"): Integrity(
-        Level.IN_PROCESS,
-        sealed_by="sandlot's pytest plugin, once pytest reported every test passed",
-        attests="passed=N for the N tests of the exercise's test file, none failed or skipped",
-        split="the answer is the exercise's module, which the test file imports",
-        out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
-        tests="tests/security/test_integrity.py",
-    ),
-    ("cruxeval", "*"): Integrity(
-        Level.SPLIT,
-        sealed_by="the language's seal (Python's driver, or the guard of CRUXEval-X's language)",
-        attests="the test ran to its end",
-        split="the answer is data: parsed (Python) or scanned as a literal of its language, and "
-        "written into the test anew; no code of the answer's runs (Python input-mode lambdas "
-        "hold only comparisons and methods of their own parameters)",
-        out_of_reach="a row whose test ignores the answer (CRUXEval-X perl_0, as in SandboxFusion)",
-        tests="tests/security/test_reward_hacks_python.py",
-    ),
-    ("verilog", "verilog"): Integrity(
-        Level.SPLIT,
-        sealed_by='no seal: the testbench\'s one summary line ("Mismatches: 0 in N samples", '
-        "N > 0) is the verdict",
-        attests="",
-        split="the answer is one module whose only channel to the testbench is its ports: "
-        "system tasks (but pure functions such as $bits), hierarchical names, force, defparam, "
-        "compiler directives and the testbench's own modules are refused before it runs",
-        out_of_reach="nothing known",
-        tests="tests/security/test_reward_hacks_python.py::"
-        "test_verilog_answer_reaching_past_its_ports_is_refused",
-        by_seal=False,
-    ),
-    ("repobench", "*"): Integrity(
-        Level.OUTPUT,
-        sealed_by="no seal: the answer's first line of code is compared token by token with the "
-        "row's next line, outside the box",
-        attests="",
-        split="nothing of the answer runs",
-        out_of_reach="nothing known",
-        tests="tests/judge/test_judge_datasets.py",
-        by_seal=False,
-    ),
+    "*": UNSEALED,
 }
+LANGUAGE_ROWS = ByLanguage(_LANGUAGES)
+
+# -- the families' and datasets' rows, where they differ from their languages' own: each family's
+# row (families.py: Family.integrity) and dataset's (datasets.py: DatasetSpec.integrity) says
+# which of these hold for which of its languages.
+AIDER_RUST = Integrity(
+    Level.SPLIT,
+    sealed_by="the harness crate's main, which runs every test function of the exercise "
+    "(the ignored ones too) and seals when all passed",
+    attests="how many test functions passed (a #[should_panic] one when it panicked), "
+    "against the count of #[test] functions in the exercise's tests",
+    split="the solution is a crate of its own (symbols in its namespace, no constructor "
+    "section); each test file is a module of the harness that keeps its `use <crate>::*` "
+    "beside std's prelude and macros, so that the crate shadows none of them",
+    out_of_reach=_MEMORY + " (in unsafe code)",
+    tests=_BATTERY,
+)
+AIDER_GO_TEST = Integrity(
+    Level.SPLIT,
+    sealed_by=SPLIT_NATIVE["go_test"].sealed_by,
+    attests=SPLIT_NATIVE["go_test"].attests,
+    split="the solution is a package of its own (standard-library imports only), which the "
+    "exercise's test files import with a dot: they call its exported API as before, and "
+    "nothing of it can stand in for theirs",
+    out_of_reach=SPLIT_NATIVE["go_test"].out_of_reach,
+    tests=_BATTERY,
+)
+AIDER_CATCH2 = Integrity(
+    Level.IN_PROCESS,
+    sealed_by="Catch's listener (its own unit), once Catch reported every test case passed",
+    attests="how many test cases passed, against the count of TEST_CASEs in the tests",
+    split="the solution's .cpp is a unit of its own; its header, which the tests include, "
+    "may define no macro the tests or Catch name",
+    out_of_reach="the exercise's tests include the solution's header, which shares their "
+    "unit: what it declares (operators, overloads, specializations) reaches their "
+    "comparisons; and " + _MEMORY,
+    tests=_BATTERY,
+)
+BIGCODEBENCH_PYTHON = Integrity(
+    Level.IN_PROCESS,
+    sealed_by="the Python driver runs the tests' TestCase classes itself, with the unittest "
+    "it imported before the answer ran: no load_tests, runner or module of the answer's is "
+    "asked",
+    attests="passed=N for the N test methods in the tests' text, none failed or skipped",
+    split="the answer is compiled on its own, before the tests; the tests are in memory only",
+    out_of_reach=_IN_PROCESS_REACH + " (unittest's own classes and assertions among it)",
+    tests="tests/security/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
+)
+INSERT_PYTHON = Integrity(
+    Level.IN_PROCESS,
+    sealed_by="the Python driver, after the tests' last statement; a row's unittest classes "
+    "(and the test module it loads, read into memory) are run by the driver itself",
+    attests="the tests ran to their end; for unittest rows, passed=N for their N test methods",
+    split="the answer is compiled on its own, before the tests; the tests are in memory only",
+    out_of_reach=_IN_PROCESS_REACH,
+    tests="tests/security/test_reward_hacks_python.py::test_unittest_suite_hack_is_rejected",
+)
+NCB_PYTEST = Integrity(
+    Level.IN_PROCESS,
+    sealed_by="sandlot's pytest plugin, loaded before any test module, once pytest reported "
+    "every test passed",
+    attests="passed=N for the N tests pytest collects from the tests' text (a test the answer "
+    "brings along changes N), none failed or skipped",
+    split="the answer is a module of its own (solution.py) that the tests import",
+    out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
+    tests="tests/security/test_reward_hacks_python.py::test_ncb_pytest_hack_is_rejected",
+)
+AIDER_JEST = Integrity(
+    Level.IN_PROCESS,
+    sealed_by="sandlot's jest reporter, loaded before any test file, once jest reported "
+    "every test passed",
+    attests="passed=N for the N tests (`test(...)`, `it(...)`) of the exercise's spec, none "
+    "failed or skipped",
+    split="the answer is the exercise's module, which the spec imports",
+    out_of_reach=_IN_PROCESS_REACH + " (jest's globals among it: an answer that replaces "
+    "`expect` when the spec imports it passes)",
+    tests="tests/security/test_reward_hacks_script.py::"
+    "test_jest_globals_replaced_by_the_answer_are_beyond_a_guard",
+)
+AIDER_PYTEST = Integrity(
+    Level.IN_PROCESS,
+    sealed_by="sandlot's pytest plugin, once pytest reported every test passed",
+    attests="passed=N for the N tests of the exercise's test file, none failed or skipped",
+    split="the answer is the exercise's module, which the test file imports",
+    out_of_reach=_IN_PROCESS_REACH + " (pytest's own internals among it)",
+    tests="tests/security/test_integrity.py",
+)
+CRUXEVAL = Integrity(
+    Level.SPLIT,
+    sealed_by="the language's seal (Python's driver, or the guard of CRUXEval-X's language)",
+    attests="the test ran to its end",
+    split="the answer is data: parsed (Python) or scanned as a literal of its language, and "
+    "written into the test anew; no code of the answer's runs (Python input-mode lambdas "
+    "hold only comparisons and methods of their own parameters)",
+    out_of_reach="a row whose test ignores the answer (CRUXEval-X perl_0, as in SandboxFusion)",
+    tests="tests/security/test_reward_hacks_python.py",
+)
+VERILOG = Integrity(
+    Level.SPLIT,
+    sealed_by='no seal: the testbench\'s one summary line ("Mismatches: 0 in N samples", '
+    "N > 0) is the verdict",
+    attests="",
+    split="the answer is one module whose only channel to the testbench is its ports: "
+    "system tasks (but pure functions such as $bits), hierarchical names, force, defparam, "
+    "compiler directives and the testbench's own modules are refused before it runs",
+    out_of_reach="nothing known",
+    tests="tests/security/test_reward_hacks_python.py::"
+    "test_verilog_answer_reaching_past_its_ports_is_refused",
+    by_seal=False,
+)
+REPOBENCH = Integrity(
+    Level.OUTPUT,
+    sealed_by="no seal: the answer's first line of code is compared token by token with the "
+    "row's next line, outside the box",
+    attests="",
+    split="nothing of the answer runs",
+    out_of_reach="nothing known",
+    tests="tests/judge/test_judge_datasets.py",
+    by_seal=False,
+)
 
 
-def lookup(dataset: str, family: str, language: str) -> Integrity:
-    keys = ((dataset, language), (family, language), (family, "*"), ("*", language), ("*", "*"))
-    for key in keys:
-        if key in TABLE:
-            return TABLE[key]
+def lookup(language: str, *layers: ByLanguage, apart: bool = True) -> Integrity:
+    """The row for a language, most specific layer first (a dataset's, then its family's), then
+    the language's own; `apart`: whether the program was built apart (a row of `apart` holds
+    for such programs only)."""
+    for layer in (*layers, LANGUAGE_ROWS):
+        row = layer.get(language, apart=apart)
+        if row is not None:
+            return row
     return UNSEALED
 
 
 def of_job(
-    dataset: str, family: str, language: str, *, sealed: bool, stdio: bool, split: bool = False
+    language: str, *layers: ByLanguage, sealed: bool, stdio: bool, split: bool = False
 ) -> Integrity:
     """The class of one assembled job: its row, unless the job itself is weaker (a problem whose
-    tests left no place for the seal; `sealed` counts a test framework's own seal; a row of
-    SPLIT_BUILDS holds for jobs built apart only, the others get the language's own row)."""
+    tests left no place for the seal; `sealed` counts a test framework's own seal; a one-program
+    job of a language whose family splits it gets the row below the split's)."""
     if stdio:
         return OUTPUT
-    row = lookup(dataset, family, language)
-    if (family, language) in SPLIT_BUILDS and not split:
-        row = TABLE.get(("*", language), UNSEALED)
+    row = lookup(language, *layers, apart=split)
     if row.by_seal and row.level is not Level.UNSEALED and not sealed:
         return NO_PLACE
     return row

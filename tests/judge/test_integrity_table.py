@@ -7,9 +7,20 @@ import httpx
 import pytest
 
 from sandlot.api.judge import dataset_infos
-from sandlot.judge import Datasets, Judge
-from sandlot.judge.families import reference
-from sandlot.judge.integrity import TABLE, Level, lookup, weakest
+from sandlot.judge import Datasets, Judge, integrity_rows
+from sandlot.judge.families import FAMILIES, reference
+from sandlot.judge.integrity import (
+    BIGCODEBENCH_PYTHON,
+    LANGUAGE_ROWS,
+    NONE,
+    SPLIT_NATIVE,
+    UNSEALED,
+    ByLanguage,
+    Level,
+    lookup,
+    of_job,
+    weakest,
+)
 from sandlot.judge.plans import JudgeConfig
 from sandlot.languages import LANGUAGES, Registry
 from tests.conftest import Server
@@ -47,10 +58,36 @@ def test_the_classes_of_a_few_families_are_what_they_are(infos) -> None:
 
 
 def test_lookup_goes_from_the_most_specific_row_to_the_default() -> None:
-    assert lookup("humaneval_python", "humaneval", "python") is TABLE[("*", "python")]
-    assert lookup("bigcodebench", "humaneval", "python") is TABLE[("bigcodebench", "python")]
-    assert lookup("x", "no-such-family", "no-such-language") is TABLE[("*", "*")]
-    assert lookup("x", "x", "no-such-language").level is Level.UNSEALED
+    humaneval, multiple = FAMILIES["humaneval"].integrity, FAMILIES["multiple"].integrity
+    python = LANGUAGE_ROWS.rows["python"]
+    assert lookup("python", NONE, humaneval) is python
+    bigcodebench = DATASETS.spec("bigcodebench").integrity
+    assert lookup("python", bigcodebench, humaneval) is BIGCODEBENCH_PYTHON
+    assert lookup("no-such-language", NONE, humaneval) is UNSEALED
+    # a layer's row for the language, then its row for any, then the next layer's
+    layer = ByLanguage({"python": BIGCODEBENCH_PYTHON, "*": UNSEALED})
+    assert lookup("python", layer) is BIGCODEBENCH_PYTHON
+    assert lookup("ruby", layer, humaneval) is UNSEALED
+    # a split row holds for programs built apart; a one-program job gets the language's own row
+    assert lookup("cpp", NONE, multiple) is SPLIT_NATIVE["cpp"]
+    cpp = LANGUAGE_ROWS.rows["cpp"]
+    assert (
+        of_job("cpp", NONE, multiple, sealed=True, stdio=False, split=True) is SPLIT_NATIVE["cpp"]
+    )
+    assert of_job("cpp", NONE, multiple, sealed=True, stdio=False, split=False) is cpp
+
+
+def test_every_row_is_reached_from_a_family_dataset_or_language_and_listed_once() -> None:
+    """The docs' table lists every row the lookup can reach: the languages' own, then each
+    family's and shipped dataset's."""
+    listed = list(integrity_rows())
+    keys = [(who, language) for who, language, _ in listed]
+    assert len(keys) == len(set(keys))
+    assert ("*", "*", UNSEALED) in listed
+    assert ("bigcodebench", "python", BIGCODEBENCH_PYTHON) in listed
+    for family in FAMILIES.values():
+        for language, row in family.integrity.items():
+            assert (family.name, language, row) in listed
 
 
 @pytest.mark.root

@@ -187,6 +187,17 @@ class Literals:
     prefixes: tuple[str, ...] = ()
     # A newline ends the answer even inside brackets (a shell's command ends with its line).
     one_line: bool = False
+    # A string is data only where the language reads it as such: what in a string quoted with
+    # one of `interpolating` makes the language run code or re-read it as source (`"$(...)"`,
+    # `"#{...}"`, Java's `\u0022`, translated before javac reads a string at all) is refused.
+    interpolating: str = ""
+    in_strings: tuple[str, ...] = ()
+    # Quotes in which a backslash escapes nothing (a shell's '...'): the string ends at the next.
+    raw: str = ""
+    # Outside strings, the punctuation and brackets a literal may hold (a shell's `*`, `[...]`
+    # and `(` are patterns and groups, not data).
+    punctuation: tuple[str, ...] = (",", ".", "-", "+", "*", "/")
+    brackets: bool = True
 
 
 def _names(text: str) -> frozenset[str]:
@@ -201,7 +212,7 @@ LITERALS: dict[str, Literals] = {
     "java": Literals(_names(f"new ArrayList Arrays asList List of HashMap Map entry HashSet Set "
                             f"Pair with Triplet Optional empty Long long Integer int String "
                             f"Boolean boolean Double double Float float Character char {_BOOLS}"),
-                     tokens=("<", ">")),
+                     tokens=("<", ">"), interpolating="\"'", in_strings=("\\u",)),
     "csharp": Literals(_names(f"new List Dictionary HashSet Tuple Create long int string bool "
                               f"double float char {_BOOLS}"), tokens=("<", ">")),
     "scala": Literals(_names("List Map Set Seq Array Tuple2 Tuple3 Tuple4 Some None Option "
@@ -213,22 +224,27 @@ LITERALS: dict[str, Literals] = {
                                "true false nil"), tokens=(":",)),
     "D_ut": Literals(_names("tuple true false null"), tokens=(":",)),
     "julia": Literals(_names("true false nothing Dict Int64 Float64 String Tuple"),
-                      tokens=("=>", ":"), comments=("#",)),
-    "swift": Literals(_names("true false nil String Int Double"), tokens=(":",)),
+                      tokens=("=>", ":"), comments=("#",), interpolating='"', in_strings=("$",)),
+    "swift": Literals(_names("true false nil String Int Double"), tokens=(":",),
+                      interpolating='"', in_strings=("\\(",)),
     "nodejs": Literals(_names("true false null undefined new Map Set"), tokens=(":",)),
     "typescript": Literals(_names("true false null undefined new Map Set"), tokens=(":",)),
-    "php": Literals(_names("array true false null"), tokens=("=>",), comments=("//", "/*", "#")),
-    "perl": Literals(frozenset(), tokens=("=>",), comments=("#",)),
-    "ruby": Literals(_names("true false nil"), tokens=("=>", ":"), comments=("#",)),
+    "php": Literals(_names("array true false null"), tokens=("=>",), comments=("//", "/*", "#"),
+                    interpolating='"', in_strings=("$",)),
+    "perl": Literals(frozenset(), tokens=("=>",), comments=("#",), interpolating='"',
+                     in_strings=("$", "@")),
+    "ruby": Literals(_names("true false nil"), tokens=("=>", ":"), comments=("#",),
+                     interpolating='"', in_strings=("#{", "#$", "#@")),
     "lua": Literals(_names("true false nil"), tokens=("=",), comments=("--",)),
     "R": Literals(_names("c list TRUE FALSE NULL NA"), tokens=("=",), comments=("#",)),
     "racket": Literals(_names("list vector cons quote hash"), tokens=("'",), quotes='"',
                        comments=(";",), prefixes=("#t", "#f", "#\\", "#hash")),
-    "bash": Literals(frozenset(), comments=("#",), one_line=True),
+    "bash": Literals(frozenset(), comments=("#",), one_line=True, interpolating='"',
+                     in_strings=("$", "`"), raw="'", punctuation=(",", ".", "-", "+", "/"),
+                     brackets=False),
 }  # fmt: skip
 # Never in a literal, whatever the language allows alone: these test, assign, step or end.
 _NEVER = ("==", "!=", "&&", "||", "++", "--", "<-", "<=", ">=")
-_BASE_TOKENS = (",", ".", "-", "+", "*", "/")
 _NUMBER = re.compile(r"[0-9][0-9a-zA-Z_.]*")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _OPEN, _CLOSE = "([{", ")]}"
@@ -246,7 +262,7 @@ def literal(answer: str, language: str, extra_names: frozenset[str] = frozenset(
     if len(text) > MAX_ANSWER:
         raise NotData(f"the answer is longer than {MAX_ANSWER} characters")
     names = rules.names | extra_names
-    tokens = sorted((*_BASE_TOKENS, *rules.tokens), key=len, reverse=True)
+    tokens = sorted((*rules.punctuation, *rules.tokens), key=len, reverse=True)
     stack: list[str] = []
     i = 0
     while i < len(text):
@@ -259,7 +275,14 @@ def literal(answer: str, language: str, extra_names: frozenset[str] = frozenset(
         if bad is not None:
             raise NotData(f"the answer holds {bad!r}, which no literal needs")
         if c in rules.quotes:
-            i = _string_end(text, i)
+            end = _string_end(text, i, c in rules.raw)
+            if c in rules.interpolating:
+                held = next((t for t in rules.in_strings if t in text[i:end]), None)
+                if held is not None:
+                    raise NotData(
+                        f"the answer's string holds {held!r}, which {language} reads as code"
+                    )
+            i = end
         elif c.isdigit():
             i = _NUMBER.match(text, i).end()  # type: ignore[union-attr]
         elif c.isalpha() or c == "_":
@@ -271,7 +294,7 @@ def literal(answer: str, language: str, extra_names: frozenset[str] = frozenset(
             if c == "\n" and (not stack or rules.one_line):
                 raise NotData("the answer goes on past the end of its line")
             i += 1
-        elif c in _OPEN or c in _CLOSE:
+        elif (c in _OPEN or c in _CLOSE) and rules.brackets:
             if c in _OPEN:
                 stack.append(_CLOSE[_OPEN.index(c)])
             elif not stack or stack.pop() != c:
@@ -287,10 +310,10 @@ def literal(answer: str, language: str, extra_names: frozenset[str] = frozenset(
     return text
 
 
-def _string_end(text: str, start: int) -> int:
+def _string_end(text: str, start: int, raw: bool = False) -> int:
     quote, i = text[start], start + 1
     while i < len(text):
-        if text[i] == "\\":
+        if text[i] == "\\" and not raw:
             i += 2
             continue
         if text[i] == quote:

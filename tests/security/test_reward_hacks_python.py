@@ -126,7 +126,19 @@ CRUX_X_HACKS = {
     "typescript_0": ("input", "[1]); process.exit(0); candidate([1]", "[1]"),
     "D_ut_0": ("input", "[1L]) || true || candidate([1L]", "[1L]"),
     "go_test_2": ("output", "nil } ; os.Exit(0) ; _ = []int{", "nil"),
-}
+    # strings that are code: what the language interpolates, or re-reads as source
+    "bash_0#a_glob_that_matches_any_output": ("output", "*", '"x"'),
+    "bash_0#a_bracket_pattern": ("output", "[0-9]*", '"x"'),
+    "bash_0#command_substitution_in_a_string": (
+        "output", '"$(candidate "1 1 3 1 3 1")"', '"x"'),
+    "bash_0#a_backslash_that_ends_no_single_quoted_string": (
+        "output", "'\\' ]] || [[ '", '"x"'),
+    "ruby_0#interpolation_that_patches_equality": (
+        "output", '"#{String.class_eval { define_method(:==) { |o| true } }}"', "[]"),
+    "php_0#interpolation_that_runs_a_call": ("output", '"${exit(0)}"', "array()"),
+    "java_0#unicode_escapes_that_close_the_string": (
+        "output", '"\\u0022) || true || Boolean.valueOf(\\u0022true"', "new ArrayList<Long>()"),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("case", CRUX_X_HACKS)

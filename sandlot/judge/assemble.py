@@ -152,10 +152,58 @@ def build_humaneval(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Ass
         return Assembled(ex, program)
     call = "" if re.search(r"^check\(", test, re.M) or not entry else f"\ncheck({entry})\n"
     reference = (prompt or "") + str(row.get("canonical_solution") or "")
-    program = python_program(f"{PY_IMPORTS}{solution}\n\n", f"{test}\n{call}",
+    entry = entry or tests_entry(test, prompt or "")
+    helpers = prompt_helpers(prompt or "", entry, test)
+    program = python_program(f"{PY_IMPORTS}{solution}\n\n", f"{helpers}{test}\n{call}",
                              run_timeout=p.get("run_timeout"), entry=entry,
                              split=splittable(reference))  # fmt: skip
     return Assembled(ex, program)
+
+
+def tests_entry(test: str, reference: str) -> str | None:
+    """The function the tests are about where the row does not name it: the one the tests'
+    `check` is called with (HumanEval-X), else the one function of the reference that the
+    tests call (MBPP). Under `strict`, no other name of the answer's stands for a built-in in
+    the tests (an answer's own `set` or `abs` would make them compare what it likes)."""
+    checked = re.search(r"^check\((\w+)\)\s*$", test, re.M)
+    if checked:
+        return checked.group(1)
+    called = {name for name in re.findall(r"^def\s+(\w+)", reference, re.M)
+              if re.search(rf"\b{name}\s*\(", test)}  # fmt: skip
+    return called.pop() if len(called) == 1 else None
+
+
+def prompt_helpers(prompt: str, entry: str | None, test: str) -> str:
+    """The prompt's own functions that the tests call besides the one under test (HumanEval/38's
+    `encode_cyclic`, /32's `poly`), with the prompt's imports: they go before the tests, so the
+    tests use the dataset's helpers, never ones the answer redefined (none where the function
+    under test is unknown: it could be taken for a helper)."""
+    if entry is None:
+        return ""
+    try:
+        tree = ast.parse(prompt)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    helpers = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.name != entry
+        and re.search(rf"\b{node.name}\s*\(", test)
+        and not _docstring_only(node)
+    ]
+    if not helpers:
+        return ""
+    imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)]
+    return "".join(f"{ast.get_source_segment(prompt, node)}\n" for node in (*imports, *helpers))
+
+
+def _docstring_only(node: ast.FunctionDef) -> bool:
+    """A function the prompt only declares (its body a docstring, `pass` or `...`): the answer's."""
+    return all(
+        isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        for s in node.body
+    )
 
 
 def splittable(reference: str, setup: str = "") -> bool:
@@ -190,9 +238,11 @@ def build_mbpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
         # Setup first, as SandboxFusion (and the original MBPP harness) do: tasks 367 and 927
         # build objects in their setup before their reference code defines the class.
         setup = row.get("test_setup_code") or lab.get("test_setup_code") or ""
-    split = splittable(str(row.get("code") or ""), setup if not p.get("sanitized") else "")
+    reference = str(row.get("code") or "")
+    split = splittable(reference, setup if not p.get("sanitized") else "")
     return Assembled(ex, python_program(f"{setup}\n{code}\n\n", test_code,
-                                        run_timeout=p.get("run_timeout"), split=split))  # fmt: skip
+                                        run_timeout=p.get("run_timeout"), split=split,
+                                        entry=tests_entry(test_code, reference)))  # fmt: skip
 
 
 def cruxeval_answer(completion: str) -> tuple[Extracted, str]:
@@ -302,10 +352,11 @@ def build_mhpp(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assemble
     code = cut_at(ex.code, PY_TAIL_MARKERS)
     if ex.continuation:
         code = row.get("content", "") + code
-    test = row.get("test", "")
+    test, content = row.get("test", ""), row.get("content", "")
     return Assembled(ex, python_program(f"{PY_IMPORTS}{code}\n\n", f"{test}\n",
                                         test_info=labels(row),
-                                        split=splittable(row.get("content", ""))))  # fmt: skip
+                                        split=splittable(content),
+                                        entry=tests_entry(test, content)))  # fmt: skip
 
 
 def build_palmath(row: Row, completion: str, cfg: JudgeConfig, p: dict) -> Assembled:

@@ -349,6 +349,42 @@ def test_python_trace_jump_over_the_asserts_is_stopped_only_by_strict(
     assert not submit(api, "humaneval", "HumanEval/0", TRACE_JUMP, strict=True)["accepted"]
 
 
+# What the tests call besides the function under test is the dataset's, under `strict` (the
+# answer's own built-in names) and without it (the prompt's helpers): each case is (dataset, id,
+# the wrong answer, the hack after it, whether it holds without `strict` too).
+NAMES_THE_TESTS_CALL = {
+    # rows that name no entry point: the function under test is found in the tests
+    "mbpp_sanitized_an_own_set_the_tests_call": (
+        "mbpp_sanitized", "2", "def similar_elements(a, b):\n    return (99,)\n",
+        "def set(*args):\n    return 0\n", False),
+    "humaneval_x_python_an_own_abs_the_tests_call": (
+        "humaneval_x_python", "Python/2", "def truncate_number(number):\n    return 0.5\n",
+        "def abs(x):\n    return 0\n", False),
+    # the prompt's helpers that the tests call
+    "humaneval_redefines_the_prompts_encoder": (
+        "humaneval", "HumanEval/38", "def decode_cyclic(s):\n    return s\n",
+        "def encode_cyclic(s):\n    return s\n", True),
+    "humaneval_redefines_the_prompts_polynomial": (
+        "humaneval", "HumanEval/32", "def find_zero(xs):\n    return 0.0\n",
+        "def poly(xs, x):\n    return 0.0\n", True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", NAMES_THE_TESTS_CALL)
+def test_a_name_the_tests_call_redefined_by_the_answer_is_not_theirs(
+    api: httpx.Client, case: str
+) -> None:
+    dataset, pid, wrong, hack, always = NAMES_THE_TESTS_CALL[case]
+    for strict in (True, False) if always else (True,):
+        out = submit(api, dataset, pid, fenced(wrong + "\n\n" + hack), strict=strict)
+        assert not out["accepted"], (strict, out)
+        assert not submit(api, dataset, pid, fenced(wrong), strict=strict)["accepted"]
+    rows = {"humaneval": "humaneval_python"}.get(dataset, dataset)
+    good = _whole(dataset, row(rows, pid))
+    assert good is not None
+    assert submit(api, dataset, pid, fenced(good + "\n"), strict=True)["accepted"]
+
+
 # -- every Python dataset: a wrong answer with each of the generic hacks --------------------------
 
 

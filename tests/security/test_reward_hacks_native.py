@@ -54,6 +54,10 @@ CPP_WHOLE = (
 MP_CPP_WRONG = ("#include <bits/stdc++.h>\nbool has_close_elements(std::vector<float> numbers, "
                 "float threshold) {\n    return false;\n}\n")  # fmt: skip
 MBXP_CPP_WRONG = CPP_HEAD + "int findMinSum(int num) {\n    return num;\n}\n"
+MP_CPP_INTERSPERSE_WRONG = (
+    "#include <bits/stdc++.h>\nstd::vector<long> intersperse("
+    "std::vector<long> numbers, long delimeter) {\n    return {};\n}\n"
+)
 RUST_WRONG = "    false\n}\n"  # HumanEval-X Rust/0's body
 RUST_WHOLE = (
     "pub fn has_close_elements(numbers: Vec<f64>, threshold: f64) -> bool {\n    false\n}\n"
@@ -182,6 +186,18 @@ CASES: dict[str, Case] = {
         fenced("cpp", '#include <bits/stdc++.h>\nextern "C" void __assert_fail(const char*, '
                "const char*, unsigned, const char*) {}\nbool is_not_prime(long n) {\n"
                "    return false;\n}"), "`__assert_fail`"),
+    "multiple_cpp_symbol_version_interposes_exit": Case(
+        "multiple_cpp", "HumanEval_5_intersperse", fenced("cpp", MP_CPP_INTERSPERSE_WRONG),
+        fenced("cpp", MP_CPP_INTERSPERSE_WRONG + 'extern "C" void sandlot_exit(int) { _exit(0); }\n'
+               'asm(".symver sandlot_exit, exit@GLIBC_2.2.5");\n'), "which no language here makes"),
+    # a body of its own for the std::vector equality the tests' asserts call, under its
+    # mangled name (an asm label): the harness's own instance (inlined or not) is the one used
+    "multiple_cpp_asm_label_forges_the_vector_equality": Case(
+        "multiple_cpp", "HumanEval_5_intersperse", fenced("cpp", MP_CPP_INTERSPERSE_WRONG),
+        fenced("cpp", MP_CPP_INTERSPERSE_WRONG + "bool sandlot_eq(const std::vector<long>&, "
+               'const std::vector<long>&) asm("_ZSteqIlSaIlEEbRKSt6vectorIT_T0_ES6_");\n'
+               "bool sandlot_eq(const std::vector<long>&, const std::vector<long>&) {\n"
+               "    return true;\n}\n")),
     # -- MBXP C++ (if ... throw tests), HumanEvalDS, OODTest --------------------------------------
     "mbxp_cpp_specializes_the_tests_compare": Case(
         "mbxp_v1_en", 465, fenced("cpp", MBXP_CPP_WRONG),

@@ -357,6 +357,13 @@ CASES: dict[str, Case] = {
     "multiple_go_test_functions_in_the_answer": Case(
         "multiple_go", "HumanEval_0_has_close_elements", fenced("go", MP_GO_WHOLE),
         fenced("go", MP_GO_WHOLE + "\nfunc TestMain(m *testing.M) {\n    os.Exit(0)\n}\n")),
+    # the answer's init sets the test binary's -test.run so that every subtest is filtered
+    # out: each Test function then ends "without failing", as many as the count wants
+    "multiple_go_init_filters_out_every_subtest": Case(
+        "multiple_go", "HumanEval_0_has_close_elements", fenced("go", MP_GO_WHOLE),
+        fenced("go", MP_GO_WHOLE.replace('"os"', '"flag"') + '\nfunc init() {\n    '
+               'testing.Init()\n    flag.Set("test.run", "/^$")\n}\n'),
+        "did not run"),
     # -- CRUXEval-X: an answer is a value (sandlot/judge/crux.py) ----------------------------
     "cruxeval_cpp_answer_runs_code": Case(
         "cruxeval_x", "cpp_0", "[ANSWER]{}[/ANSWER]", "[ANSWER]{}); exit(0); (0[/ANSWER]",

@@ -99,6 +99,20 @@ func TestMain(m *testing.M) {
 	sandlot_seal.End(code, passed)
 	os.Exit(code)
 }
+
+// Each subtest the tests start must run: the answer's init can change the testing flags
+// (flag.Set("test.run", ...), os.Args) so that t.Run filters it out and reports success.
+func sandlotRun(t *testing.T, name string, f func(t *testing.T)) bool {
+	ran := false
+	ok := t.Run(name, func(t *testing.T) {
+		ran = true
+		f(t)
+	})
+	if !ran {
+		t.Errorf("sandlot: the subtest %q did not run", name)
+	}
+	return ok && ran
+}
 """
 _TEST = re.compile(r"^func\s+(Test\w*)\s*\(\s*(\w+)\s+\*testing\.T\s*\)\s*\{", re.M)
 _FUNC = re.compile(r"^func\s+(\w+)\s*(\[[^\]]*\])?\s*\(", re.M)
@@ -283,7 +297,9 @@ def _param_types(params: str) -> list[str]:
 
 def _wrapped(tests: str, first: int = 0) -> tuple[str, int]:
     """Each `TestX(t *testing.T)` as the harness's test that calls it and, when it ran to its end
-    without failing, marks it passed (numbered from `first`); and how many there are."""
+    without failing, marks it passed (numbered from `first`), each of its subtests started
+    through the harness's `sandlotRun` (which fails it if it did not run); and how many there
+    are."""
     out, at, n = [], 0, first
     blanked = braces.blank(tests)
     for m in _TEST.finditer(blanked):
@@ -294,4 +310,9 @@ def _wrapped(tests: str, first: int = 0) -> tuple[str, int]:
                 f"func sandlot{name}({t} *testing.T) {{"]  # fmt: skip
         at = m.end()
         n += 1
-    return "".join(out) + tests[at:], n - first
+    text = "".join(out) + tests[at:]
+    # t.Run(name, f) -> sandlotRun(t, name, f), for the tests' *testing.T parameters' names
+    receivers = {m.group(2) for m in _TEST.finditer(blanked)}
+    for t in receivers:
+        text = re.sub(rf"(?<![\w.]){t}\.Run\(", f"sandlotRun({t}, ", text)
+    return text, n - first

@@ -282,6 +282,12 @@ CASES: dict[str, Case] = {
     "d_second_main": Case(
         "multiple_d", "HumanEval_0_has_close_elements", fenced("d", D_WRONG),
         fenced("d", D_WRONG + "extern (C) int main()\n{\n    return 0;\n}\n"), "`main`"),
+    # druntime's own configuration (its test mode among it) read from a symbol the program
+    # may define
+    "d_sets_the_runtimes_options": Case(
+        "multiple_d", "HumanEval_0_has_close_elements", fenced("d", D_WRONG),
+        fenced("d", D_WRONG + "extern (C) __gshared string[] rt_options = "
+               '["testmode=run-main"];\n'), "`rt_options`"),
     "d_substitute_unit_tester": Case(
         "multiple_d", "HumanEval_0_has_close_elements", fenced("d", D_WRONG),
         fenced("d", "import core.runtime;\nstatic this()\n{\n"

@@ -14,6 +14,7 @@ checker is a program in any language that the judge runs in the jail, testlib-st
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from sandlot.errors import InvalidRequest
@@ -29,6 +30,9 @@ class Checker:
     rel_tol: float | None = None
     code: str | None = None  # the custom checker's source
     language: str = "python"
+    # `strict`: a tolerance is for real numbers; two integers are equal only when they are (the
+    # SandboxFusion rule alone takes 903952722 for 903952723, a relative 1e-9 apart)
+    exact_integers: bool = False
 
     @classmethod
     def parse(cls, spec: object) -> Checker:
@@ -83,6 +87,10 @@ class Checker:
             return True
         if self.abs_tol is None and self.rel_tol is None:
             return False
+        if self.exact_integers:
+            m, n = _integer(a), _integer(b)
+            if m is not None and n is not None:
+                return m == n
         try:
             x, y = float(a), float(b)
         except ValueError:
@@ -94,6 +102,18 @@ class Checker:
 
 def _num(value: object) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+_INTEGER = re.compile(r"([+-]?)0*([0-9]+)")
+
+
+def _integer(token: str) -> str | None:
+    """An integer token's value as text (no int(): a token may have a million digits)."""
+    found = _INTEGER.fullmatch(token)
+    if found is None:
+        return None
+    sign, digits = found.groups()
+    return ("-" if sign == "-" and digits != "0" else "") + digits
 
 
 def _lines(text: str, mode: str) -> list[list[str]]:

@@ -12,6 +12,7 @@ import base64
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sandlot.errors import InvalidRequest
@@ -595,6 +596,8 @@ def stdio_job(
 ) -> StdioJob:  # fmt: skip
     extra = cfg.extra
     checker = Checker.parse(extra.get("checker") or row_checker or default_checker)
+    if extra.get("strict"):
+        checker = replace(checker, exact_integers=True)
     return StdioJob(
         language=language, code=code, cases=cases, checker=checker,
         run_all=bool(extra.get("run_all_cases")), full_cases=bool(extra.get("return_full_case")),

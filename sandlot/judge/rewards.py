@@ -24,7 +24,7 @@ anything runs; then the executor runs every item's cases over the slots (executo
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sandlot.config import Config
@@ -182,6 +182,8 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
         code, how = (extracted.code or None), f"{extracted.kind}: {extracted.how}"
     base = code or ""
     strict = item.strict
+    if strict:
+        checker = replace(checker, exact_integers=True)
     runs: list[Run] = []
     checks: list[_Check] = []
     for case in item.test_cases or ():

@@ -128,8 +128,14 @@ def test_checkers_exact_whitespace_float(client) -> None:
         item({"mode": "float", "abs_tol": 1e-3}, "0.3334", "0.3333"),
         item("float", "0.4", "0.3333"),
         item("verl", "ab", "ab\n\n"),
+        # items are strict unless they say not: an integer is equal only to itself, whatever
+        # the tolerance (SandboxFusion's rule takes 903952722 for 903952723)
+        item("sandboxfusion", "903952722", "903952723"),
+        item("sandboxfusion", "903952723.0000001", "903952723"),
+        {**item("sandboxfusion", "903952722", "903952723"), "strict": False},
     )["results"]
-    assert [r["passed"] for r in results] == [False, True, True, False, True]
+    passed = [r["passed"] for r in results]
+    assert passed == [False, True, True, False, True, False, True, True]
 
 
 def test_limits_give_their_verdicts(client) -> None:

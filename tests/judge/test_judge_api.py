@@ -24,6 +24,8 @@ USER_ROWS = [
      "tests": [{"stdin": "", "expected_stdout": "0.333333\n"}],
      "checker": {"mode": "float", "abs_tol": 1e-4}},
     {"id": "add", "prompt": "def add(a, b):\n", "test": "assert add(2, 3) == 5\n"},
+    {"id": "big", "prompt": "Print 903952723.", "checker": "sandboxfusion",
+     "tests": [{"stdin": "", "expected_stdout": "903952723\n"}]},
 ]  # fmt: skip
 PY_SUM = "```python\na, b = map(int, input().split())\nprint(a + b)\n```"
 CPP_SUM = (
@@ -316,6 +318,20 @@ def test_checkers_from_the_row_and_from_the_request(api: httpx.Client) -> None:
     out = submit(api, dataset="mine", id="third", completion="```python\nprint(1/3)\n```",
                  config=strict)  # fmt: skip
     assert out["accepted"] is False and out["extra"]["checker"] == "exact"
+
+
+def test_strict_takes_no_integer_within_a_tolerance(api: httpx.Client) -> None:
+    # SandboxFusion's checker compares numbers within a relative 1e-5, integers too: an answer
+    # one off a nine-digit integer passes it. Under strict an integer is equal only to itself.
+    off_by_one = "```python\nprint(903952722)\n```"
+    out = submit(api, dataset="mine", id="big", completion=off_by_one)
+    assert out["accepted"] is True  # SandboxFusion's verdict, kept by default
+    strict = {"extra": {"strict": True}}
+    out = submit(api, dataset="mine", id="big", completion=off_by_one, config=strict)
+    assert out["accepted"] is False and out["extra"]["verdict"] == "wrong_answer"
+    for right in ("903952723", "+0903952723", "903952723.0"):
+        good = f"```python\nprint('{right}')\n```"
+        assert submit(api, dataset="mine", id="big", completion=good, config=strict)["accepted"]
 
 
 def test_custom_checker_runs_in_the_jail(api: httpx.Client) -> None:

@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -112,6 +113,16 @@ def test_float_tolerances_absolute_and_relative() -> None:
     assert absolute.compare("1.005", "1.0")[0] and not absolute.compare("1.02", "1.0")[0]
     relative = Checker.parse({"mode": "float", "abs_tol": 0, "rel_tol": 1e-3})
     assert relative.compare("1000.5", "1000")[0] and not relative.compare("1002", "1000")[0]
+
+
+def test_exact_integers_compare_integers_exactly_and_reals_within_the_tolerance() -> None:
+    exact = replace(Checker.parse("sandboxfusion"), exact_integers=True)
+    assert Checker.parse("sandboxfusion").compare("903952722\n", "903952723\n")[0]
+    assert not exact.compare("903952722\n", "903952723\n")[0]
+    assert exact.compare("-0\n007\n+5\n", "0\n7\n5\n")[0]
+    assert exact.compare("1.0000001\n", "1\n")[0]  # a real number keeps its tolerance
+    digits = "9" * 100_000  # no int() of a token: it may be longer than int() takes
+    assert exact.compare(digits, digits + "\n")[0] and not exact.compare(digits, digits + "8")[0]
 
 
 def test_checker_says_where_outputs_differ() -> None:

@@ -559,3 +559,62 @@ COVERS = frozenset(
      "cruxeval", "cruxeval_x", "verilogeval_human", "verilogeval_machine", "repobench_c_python",
      "repobench_c_java", "aider_benchmark_v1", "aider_polyglot_python"}
 )  # fmt: skip
+
+
+# -- the split: what the answer's process leaves behind never runs in the tests' ---------------
+
+# The answer's process writes a module into the work dir, which the tests' process imports
+# after the answer ran (sys.path[0] is the work dir): here numpy, which T imports to decode a
+# value tagged "nd"; the module's code runs in T and writes T's seal.
+WRITES_A_MODULE_THE_TESTS_IMPORT = '''
+import os as _os
+_evil = """
+import sys, os
+f = sys._getframe()
+while f is not None:
+    if f.f_code.co_name == "__sandlot_driver":
+        seal = f.f_locals["seal"]
+        os.write(1, seal + seal + b"\\\\n")
+        os._exit(0)
+    f = f.f_back
+"""
+with open(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "numpy.py"), "w") as _f:
+    _f.write(_evil)
+
+class _Fake:
+    shape = (1,)
+    dtype = type("D", (), {"str": "<i8"})()
+    def tolist(self):
+        return [1]
+_Fake.__module__ = "numpy"
+'''
+
+
+def test_strict_a_module_the_answer_writes_never_runs_in_the_tests_process(
+    api: httpx.Client,
+) -> None:
+    wrong = "def decode_cyclic(s: str):\n    return s\n"
+    hack = WRITES_A_MODULE_THE_TESTS_IMPORT + "def decode_cyclic(s: str):\n    return _Fake()\n"
+    out = submit(api, "humaneval", "HumanEval/38", fenced(hack), strict=True)
+    assert not out["accepted"], out
+    assert not submit(api, "humaneval", "HumanEval/38", fenced(wrong), strict=True)["accepted"]
+    good = _whole("humaneval", row("humaneval_python", "HumanEval/38"))
+    assert submit(api, "humaneval", "HumanEval/38", fenced(good + "\n"), strict=True)["accepted"]
+
+
+def test_run_batch_an_own_builtin_is_not_the_asserts(api: httpx.Client) -> None:
+    # /run_batch asserts (and ground_truth.assert_case) name no entry: no name of the answer's
+    # stands for a built-in there, as on the judge no name but the entry point's does
+    wrong = "def similar_elements(a, b):\n    return (99,)\n"
+    hack = wrong + "def set(*a):\n    return 0\n"
+    asserts = ["assert set(similar_elements((3, 4, 5, 6), (5, 7, 4, 10))) == set((4, 5))"]
+    good = "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n"
+    items = [
+        {"id": "hack", "code": hack, "asserts": asserts},
+        {"id": "hack_case", "code": hack, "ground_truth": {"assert_case": asserts}},
+        {"id": "control", "code": wrong, "asserts": asserts},
+        {"id": "good", "code": good, "asserts": asserts},
+    ]
+    results = {r["id"]: r for r in api.post("/run_batch", json={"items": items}).json()["results"]}
+    assert not results["hack"]["passed"] and not results["hack_case"]["passed"], results
+    assert not results["control"]["passed"] and results["good"]["passed"], results

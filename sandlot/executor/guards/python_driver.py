@@ -15,6 +15,7 @@ memory alone. `params`:
                     answer's callables return as plain data (no __eq__ of the answer's making)
     entry           the function the tests are about (HumanEval's entry point): under `strict`
                     the only name of the answer's that may stand for a built-in in the tests
+                    (with none, no name of the answer's does)
     case            [input, expected]: a /run_code test case, judged after the program
     split           `strict`'s split: the answer runs in a process of its own, forked before this
                     one reads the secret or the tests, and the tests call its functions through a
@@ -253,7 +254,7 @@ def __sandlot_strict(kept, sys, entry):
         for name, value in items(scope):
             dunder = name.startswith("__") and name.endswith("__")
             shadow = not dunder and name in kept and value is not kept[name]
-            if shadow and entry is not None and name != entry:
+            if shadow and name != entry:
                 continue  # the answer's own `abs` or `round`: the tests get the built-in
             # The function under test gives plain data even when the answer made it a class
             # (whose __new__ returns what it likes); another class of the answer's the tests
@@ -399,6 +400,21 @@ def __sandlot_split(kept, os, sys):
                     stream.flush()
             os._exit(status)
     theirs.close()
+
+    def writable(path):
+        """Whether the box may write `path`, or make it where it is missing."""
+        while not os.path.exists(path):
+            parent = os.path.dirname(path)
+            if parent == path:
+                return True
+            path = parent
+        return os.access(path, os.W_OK)
+
+    # T imports nothing A could have written: every import from now on (the tests' own, the
+    # numpy or fractions a value from A is rebuilt with) is from paths the box cannot write.
+    # The work dir, sys.path[0], is A's.
+    sys.path[:] = [p for p in sys.path if p and not writable(p)]
+    sys.path_importer_cache.clear()
     import ctypes
 
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/T is not A's to read
@@ -569,8 +585,8 @@ def __sandlot_split(kept, os, sys):
                 raise exit_(1)
             out = {"__builtins__": kept, "__name__": "__main__", "__file__": here}
             for name, kind in report["names"].items():
-                if name in kept and entry is not None and name != entry:
-                    continue
+                if name in kept and name != entry:
+                    continue  # with no entry named, no name of the answer's is a built-in
                 if kind == "call":
                     out[name] = proxy(name)
                 elif kind == "data":
@@ -586,8 +602,6 @@ def __sandlot_split(kept, os, sys):
         file of the work dir, which is the answer's), or None."""
         import importlib.util
 
-        path, here = sys.path, sys.path[0]
-        path.remove(here)
         try:
             spec = importlib.util.find_spec(name)
             origin = spec.origin if spec is not None else None
@@ -597,8 +611,6 @@ def __sandlot_split(kept, os, sys):
                 return kept["__import__"](name, fromlist=["*"])
         except kept["Exception"]:
             pass
-        finally:
-            path.insert(0, here)
         return None
 
     return Link()

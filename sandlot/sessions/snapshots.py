@@ -296,9 +296,13 @@ class Book:
         return freed
 
     def _lock_if_on_disk(self, layer: Frozen) -> None:
-        if layer.memory is None and layer.id not in self._locks:
+        if layer.memory is None:
+            self._lock(layer.id)
+
+    def _lock(self, layer_id: str) -> None:
+        if layer_id not in self._locks:
             with contextlib.suppress(OSError):
-                self._locks[layer.id] = self.store.lock_layer(layer.id)
+                self._locks[layer_id] = self.store.lock_layer(layer_id)
 
     def _forget(self, layer_id: str) -> None:
         self.holders.pop(layer_id, None)
@@ -329,9 +333,11 @@ class Book:
         for layer in layers:
             lock = self._writing.setdefault(layer.id, asyncio.Lock())
             async with lock:
+                # Locked before it lands on disk: else a `collect` (a snapshot deleted meanwhile)
+                # could remove it between its copy and the lock, under the sessions stacking it.
+                if layer.id in self.holders:
+                    self._lock(layer.id)
                 size = await asyncio.to_thread(self.store.persist, layer)
-            if layer.id in self.holders:
-                self._lock_if_on_disk(layer)
             out.append((layer.id, size))
         return out
 

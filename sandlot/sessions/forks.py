@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandlot.errors import Conflict, InvalidRequest, SessionEnded
-from sandlot.jail import Frozen, LayerBusy
+from sandlot.jail import MAX_LAYERS, Frozen, LayerBusy
 from sandlot.sessions.link import AgentGone
 from sandlot.sessions.session import Session, SessionLimits
 from sandlot.sessions.snapshots import Book, Snapshot, Store
@@ -101,6 +101,13 @@ class Forks:
         caller holds the session's lock. With `record` (a snapshot to be), it is charged to
         its tenant and written before anything is sealed: refused (QuotaExceeded), nothing is.
         The session goes on above the sealed layer with its processes."""
+        if len(session.box.lowers) >= MAX_LAYERS:  # its own layer would be one too many
+            raise Conflict(
+                f"session {session.id} stacks {len(session.box.lowers)} frozen layers, one per "
+                "snapshot or fork taken of it or of the sessions it came from, and a box stacks "
+                f"at most {MAX_LAYERS}: it cannot be snapshotted or forked again. Take from a "
+                "new session (POST /sessions) instead"
+            )
         saved = await self._keep(session, "save")
         try:
             if saved["error"]:

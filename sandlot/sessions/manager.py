@@ -84,6 +84,7 @@ class SessionManager:
         self.forks: Forks | None = None
         self.snapshots_problem: str | None = "snapshots are not started"
         self._creating = 0
+        self._leaving = 0  # sessions out of the table whose boxes are being closed
         self._ended: OrderedDict[str, tuple[Tenant, str]] = OrderedDict()  # why, for whom
         self._starts = asyncio.Semaphore(os.cpu_count() or 1)
         self.live: LiveBoxes | None = None
@@ -272,7 +273,16 @@ class SessionManager:
 
     async def _end(self, session: Session, why: str) -> None:
         self._forget(session, why)
-        await session.close(why)
+        await self._closed(session, why)
+
+    async def _closed(self, session: Session, why: str) -> None:
+        """Close a session that left the table; its box counts against `session_max` until it
+        is gone (else a new session's box could be started beside it, past the maximum)."""
+        self._leaving += 1
+        try:
+            await session.close(why)
+        finally:
+            self._leaving -= 1
 
     def _forget(self, session: Session | Paused, why: str) -> None:
         """Out of the table, its layers no longer its own; its id is remembered for a while,
@@ -297,22 +307,25 @@ class SessionManager:
     def full(self, more: int = 1) -> bool:
         """Whether this process holds its maximum of live sessions (its share of the server's),
         or would with `more`."""
-        return len(self.sessions) + self._creating + more > self.config.session_max
+        held = len(self.sessions) + self._creating + self._leaving
+        return held + more > self.config.session_max
 
     def _admit(self, owner: Owner, elsewhere: int, count: int = 1) -> None:
+        """Refuse (429) `count` more sessions of `owner` past its share or the server's maximum;
+        its own share first, which it can act on."""
         cfg = self.config
         mine = sum(s.owner == owner for s in self.sessions.values()) + elsewhere
+        if cfg.session_per_client and mine + count > cfg.session_per_client:
+            raise TooManySessions(
+                f"this client holds its maximum of {cfg.session_per_client} live sessions; "
+                "end one (DELETE /sessions/{id}) or retry later", self._retry_after(owner)
+            )  # fmt: skip
         if self.full(count):
             held = (f"its maximum of {cfg.session_max}" if self.workers == 1 else
                     f"its maximum (each of its {self.workers} workers its share)")  # fmt: skip
             raise TooManySessions(
                 f"this server holds {held} live sessions; "
                 "end one (DELETE /sessions/{id}) or retry later", self._retry_after()
-            )  # fmt: skip
-        if cfg.session_per_client and mine + count > cfg.session_per_client:
-            raise TooManySessions(
-                f"this client holds its maximum of {cfg.session_per_client} live sessions; "
-                "end one (DELETE /sessions/{id}) or retry later", self._retry_after(owner)
             )  # fmt: skip
 
     def _retry_after(self, owner: Owner | None = None) -> int:
@@ -387,6 +400,9 @@ class SessionManager:
         forks = self.require_forks()
         if isinstance(count, bool) or not 1 <= count <= self.config.fork_max:
             raise InvalidRequest(f"count must be from 1 to {self.config.fork_max}, not {count!r}")
+        found = self.find(session_id, tenant)
+        if isinstance(found, Paused):  # its resume and the forks: refused whole, before either
+            self._admit(found.owner, 0, count + 1)
         parent = await self.use(session_id, tenant)
         own = parent.limits
         pause = own.pause_after if pause_after is None else pause_after
@@ -447,7 +463,7 @@ class SessionManager:
                 paused = await self.forks.pause(session, self.worker)
                 self.sessions.pop(session.id, None)
                 self.paused[session.id] = paused
-            await session.close("it was paused")
+            await self._closed(session, "it was paused")
             events.branched("pause", time.monotonic() - began)
         except Exception as exc:
             log.info("session %s stays live, not paused: %s", session.id, exc)

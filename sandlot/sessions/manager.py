@@ -390,26 +390,27 @@ class SessionManager:
         return record
 
     async def fork(
-        self, session_id: str, tenant: Tenant, count: int, *, idle_timeout: float | None = None,
-        lifetime: float | None = None, memory_mb: int | None = None,
-        pause_after: float | None = None,
+        self, session_id: str, tenant: Tenant, count: int, *, elsewhere: int = 0,
+        idle_timeout: float | None = None, lifetime: float | None = None,
+        memory_mb: int | None = None, pause_after: float | None = None,
     ) -> tuple[builtins.list[Session], dict[str, Any]]:  # fmt: skip
         """`count` new sessions with the state of the tenant's session (which goes on), each
         with its own box, uid, limits (the parent's unless given) and work dir; and what of the
-        state was kept. All or none: a fork that fails leaves no session of it."""
+        state was kept. All or none: a fork that fails leaves no session of it. `elsewhere`:
+        the owner's live sessions in other workers (as `create`)."""
         forks = self.require_forks()
         if isinstance(count, bool) or not 1 <= count <= self.config.fork_max:
             raise InvalidRequest(f"count must be from 1 to {self.config.fork_max}, not {count!r}")
         found = self.find(session_id, tenant)
         if isinstance(found, Paused):  # its resume and the forks: refused whole, before either
-            self._admit(found.owner, 0, count + 1)
+            self._admit(found.owner, elsewhere, count + 1)
         parent = await self.use(session_id, tenant)
         own = parent.limits
         pause = own.pause_after if pause_after is None else pause_after
         limits = self._limits(idle_timeout or own.idle_timeout, lifetime or own.lifetime,
                               memory_mb or own.memory >> 20, pause)  # fmt: skip
         assert parent.owner is not None
-        self._admit(parent.owner, 0, count)
+        self._admit(parent.owner, elsewhere, count)
         self._creating += count
         began = time.monotonic()
         try:

@@ -208,7 +208,7 @@ class SessionManager:
         session.owner = owner
         self.sessions[session.id] = session
         if self.forks is not None and session.box.lowers:
-            self.forks.holds(session.id, session.box.lowers)
+            self.forks.holds(session.id, session.box.lowers, owner.tenant)
 
     def find(self, session_id: str, tenant: Tenant) -> Session | Paused:
         """The tenant's session of that id, live or paused (see `get`), as it is: looking is

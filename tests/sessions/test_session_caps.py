@@ -190,28 +190,70 @@ def test_a_resume_or_a_fork_of_a_paused_session_past_the_cap_is_refused_and_it_s
     assert a.client.delete(f"/sessions/{others.pop()}").status_code == 200
     # control: with room for both, the fork resumes it and has its state
     (kid,) = a.fork(sid, 1)
-    assert a.out(kid, "print(x)") == "7\n"
-    assert status(a, sid) != "paused"
+    assert a.out(kid, "print(x)") == "7\n"  # (and the parent may pause again: pause_after=1)
 
 
 # -- the snapshot quota and the layers ----------------------------------------------------------
 
 
-def test_a_fork_holds_no_snapshot_but_a_snapshot_of_a_fork_counts_against_the_quota(server, a):
-    """Forks' layers stay in memory, charged to the boxes that wrote them (each its memory
-    limit), and are no snapshot of the key's; a snapshot of a fork is, with what it stacks."""
+def test_attack_a_line_of_forks_each_ending_its_parent_is_held_to_the_quota(server, a, b):
+    """A fork's frozen layers stay in memory while a session stacks them, charged to the box
+    that wrote them only while it lives: forking and deleting the parent, generation after
+    generation, would hold layers no session's memory limit counts. They count against the
+    key's snapshot quota, as its snapshots' layers do."""
+    third = QUOTA // 3 + MiB  # three generations of it are over the quota, two are not
+    sid = a.new()
+    for generation in range(2):
+        a.out(sid, f"open('g{generation}', 'wb').write(b'x' * {third})")
+        (sid,) = a.fork(sid, 1)
+        assert a.client.delete(f"/sessions/{a.made[-2]}").status_code == 200
+    a.out(sid, f"open('g2', 'wb').write(b'x' * {third})")
+    before = on_disk(server)
+    r = a.client.post(f"/sessions/{sid}/fork", json={"count": 1})
+    refused(r, 507, "this fork needs", "quota", "DELETE /sessions")
+    assert listed(a) == [sid] and on_disk(server) == before  # nothing made
+    assert a.out(sid, "import os; print(sorted(os.listdir('.')))") == "['g0', 'g1', 'g2']\n"
+    # another key has its own quota
+    other = b.new()
+    b.out(other, f"open('g', 'wb').write(b'x' * {third})")
+    assert len(b.fork(other, 1)) == 1
+    # control: without the line's layers, the same fork is made
+    assert a.client.delete(f"/sessions/{sid}").status_code == 200
+    fresh = a.new()
+    a.out(fresh, f"open('g', 'wb').write(b'x' * {third})")
+    assert len(a.fork(fresh, 1)) == 1
+
+
+def test_attack_snapshots_deleted_at_once_do_not_free_the_quota_their_session_holds(a):
+    """A deleted snapshot's layers stay on disk while its session stacks them: they count
+    against the quota until the session ends, else snapshot-and-delete would fill the disk."""
+    third = QUOTA // 3 + MiB
+    sid = a.new()
+    for generation in range(2):
+        a.out(sid, f"open('g{generation}', 'wb').write(b'x' * {third})")
+        snap = a.snapshot(sid)["id"]
+        assert a.client.delete(f"/snapshots/{snap}").status_code == 200
+        a.snapshots.remove(snap)
+    a.out(sid, f"open('g2', 'wb').write(b'x' * {third})")
+    refused(a.client.post(f"/sessions/{sid}/snapshot"), 507, "quota")
+    assert a.client.get("/snapshots").json() == []
+    # control: a session of its own size is snapshotted once the other is gone
+    assert a.client.delete(f"/sessions/{sid}").status_code == 200
+    fresh = a.new()
+    a.out(fresh, f"open('g', 'wb').write(b'x' * {third})")
+    a.snapshot(fresh)
+
+
+def test_a_fork_over_the_quota_is_refused_whole(server, a):
     parent = a.new()
     a.out(parent, f"open('big', 'wb').write(b'x' * {QUOTA + MiB})")
     before = on_disk(server)
+    refused(a.client.post(f"/sessions/{parent}/fork", json={"count": 1}), 507, "quota")
     refused(a.client.post(f"/sessions/{parent}/snapshot"), 507, "quota", "DELETE /snapshots")
-    (kid,) = a.fork(parent, 1)
-    assert a.out(kid, "import os; print(os.path.getsize('big'))") == f"{QUOTA + MiB}\n"
-    refused(a.client.post(f"/sessions/{kid}/snapshot"), 507, "quota")
-    assert on_disk(server) == before  # nothing half-written
-    # control: a session without the big file is snapshotted
-    for sid in (kid, parent):
-        assert a.client.delete(f"/sessions/{sid}").status_code == 200
-    a.snapshot(a.new())
+    assert listed(a) == [parent] and on_disk(server) == before  # nothing half-made
+    # control: without the big file, it forks
+    a.out(parent, "import os; os.remove('big')")
+    assert len(a.fork(parent, 1)) == 1
 
 
 def test_a_snapshot_deleted_at_once_leaves_the_layers_its_session_stacks(a):

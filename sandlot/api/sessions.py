@@ -205,7 +205,7 @@ async def snapshot(session_id: str, service: ServiceDep, tenant: TenantDep) -> S
 @router.post(
     "/sessions/{session_id}/fork",
     response_model=ForkResponse,
-    responses=responses(400, 404, 409, 410, 429, 503),
+    responses=responses(400, 404, 409, 410, 429, 503, 507),
 )
 async def fork(
     session_id: str, req: ForkRequest, request: Request, service: ServiceDep, tenant: TenantDep

@@ -263,7 +263,10 @@ class Config:
         "where session snapshots and paused sessions are kept on disk (empty: no snapshots, "
         "forks or pauses)",
     )
-    snapshot_quota: int = setting(10 * 1024 * MiB, "bytes of snapshots one API key may keep", ge=0)
+    snapshot_quota: int = setting(
+        10 * 1024 * MiB, "bytes of frozen layers one API key may hold: those its snapshots name "
+        "and its sessions stack (forks' too, in memory)", ge=0,
+    )  # fmt: skip
     fork_max: int = setting(16, "sessions one fork may make (POST /sessions/{id}/fork)", ge=1)
     session_pause_after: float = setting(
         0.0,

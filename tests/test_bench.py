@@ -9,6 +9,7 @@ a correct one.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -78,6 +79,17 @@ def test_judge_accepts_what_bare_passes(tmp_path: Path) -> None:
         assert side["sandlot_ok"] == side["bare_ok"] == figures["problems"] == 164
         for machine in (side["bare_machine"], side["sandlot_machine"]):
             assert 0 < machine["busy"] <= 1 and machine["cpu_ms"] > 0, machine
+
+
+def test_answers_counts_the_shipped_answers_both_ways() -> None:
+    text = bench("bench/answers.py", "--datasets", "multiple_d", "--rows", "4",
+                 "--assembly", "sandlot,sandboxfusion")  # fmt: skip
+    table = text.split("|---|---|---|---|---|")[1]
+    counts = dict(re.findall(r"\| multiple_d \| (\w+) \| (\d+) of 4 \|", table))
+    assert set(counts) == {"sandlot", "sandboxfusion"}, text
+    # two of the first answers declare a main: in SandboxFusion's one file they do not build
+    assert int(counts["sandlot"]) > int(counts["sandboxfusion"]), text
+    assert "compile error" in table
 
 
 def test_startup_times_each_command() -> None:

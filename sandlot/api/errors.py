@@ -37,7 +37,8 @@ _MEANING = {
     503: "unavailable here: isolation, git or a server setting is not set up (the detail, and "
     "GET /health, say why)",
     504: "overloaded: no slot in time; retry",
-    507: "a snapshot over the API key's quota or the disk's room; nothing was written",
+    507: "a snapshot or fork over the API key's quota (or a snapshot over the disk's room); "
+    "nothing was written",
 }
 
 

@@ -218,9 +218,15 @@ def client_of(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-async def gather(request: Request, path: str, body: bytes = b"", method: str = "GET") -> list:
-    """The other workers' JSON answers to one local request (those that answer)."""
-    peers = peers_of(request)
+async def gather(
+    request: Request, path: str, body: bytes = b"", method: str = "GET", *, forwarded: bool = False
+) -> list:
+    """The other workers' JSON answers to one local request (those that answer). `forwarded`:
+    also for a request another worker forwarded here (a request for a session this worker
+    holds), where `path` is a route that asks no further for the forwarded requests it gets."""
+    peers: Peers | None = getattr(request.app.state, "peers", None)
+    if not forwarded:
+        peers = peers_of(request)
     if peers is None:
         return []
     client = client_of(request)

@@ -113,6 +113,15 @@ async def run_jupyter(req: RunJupyterRequest, service: ServiceDep) -> RunJupyter
     return convert.jupyter_response(run)
 
 
+async def live_elsewhere(request: Request, service: Service) -> int:
+    """The client's live sessions in the other workers, which its cap counts too (a paused
+    one is not live)."""
+    if not service.config.session_per_client:
+        return 0
+    listed = await peers.gather(request, "/sessions", forwarded=True)  # a fork's may be
+    return sum(s.get("status") != "paused" for mine in listed for s in mine)
+
+
 @router.post("/sessions", response_model=SessionInfo, responses=responses(400, 404, 409, 429, 503))
 async def create(
     req: SessionCreate, request: Request, service: ServiceDep
@@ -124,14 +133,11 @@ async def create(
         answer = await peers.elsewhere(request, await request.body())
         if answer is not None:
             return answer
-    mine_elsewhere = 0
-    if service.config.session_per_client:  # the cap counts the client's sessions in every worker
-        mine_elsewhere = sum(map(len, await peers.gather(request, "/sessions")))
     session = await usecases.create_session(
         service,
         req.language,
         owner(request),
-        elsewhere=mine_elsewhere,
+        elsewhere=await live_elsewhere(request, service),
         idle_timeout=req.idle_timeout,
         lifetime=req.lifetime,
         memory_mb=req.memory_limit_MB,
@@ -199,15 +205,16 @@ async def snapshot(session_id: str, service: ServiceDep, tenant: TenantDep) -> S
 @router.post(
     "/sessions/{session_id}/fork",
     response_model=ForkResponse,
-    responses=responses(400, 404, 409, 410, 429, 503),
+    responses=responses(400, 404, 409, 410, 429, 503, 507),
 )
 async def fork(
-    session_id: str, req: ForkRequest, service: ServiceDep, tenant: TenantDep
+    session_id: str, req: ForkRequest, request: Request, service: ServiceDep, tenant: TenantDep
 ) -> ForkResponse:
     """`count` new sessions with this session's state, each in a box of its own (its own uid,
     limits and work dir); the session goes on."""
     children, state = await usecases.fork_session(
-        service, session_id, tenant, req.count, idle_timeout=req.idle_timeout,
+        service, session_id, tenant, req.count, elsewhere=await live_elsewhere(request, service),
+        idle_timeout=req.idle_timeout,
         lifetime=req.lifetime, memory_mb=req.memory_limit_MB, pause_after=req.pause_after,
     )  # fmt: skip
     return convert.fork_response(session_id, children, state)

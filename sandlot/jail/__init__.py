@@ -5,7 +5,7 @@ Knows nothing of languages (never imports sandlot.languages or anything above it
 
 from sandlot.jail.box_init import build
 from sandlot.jail.bwrap import BOX_WORKDIR, hidden_in_a_box
-from sandlot.jail.layers import Frozen, LayerBusy, copy_layer
+from sandlot.jail.layers import MAX_LAYERS, Frozen, LayerBusy, copy_layer
 from sandlot.jail.live import LiveBox, LiveBoxes, LiveConfig, Pipes
 from sandlot.jail.placement import allowed, describe, parse, resolve
 from sandlot.jail.pool import Jail, JailConfig
@@ -14,6 +14,7 @@ from sandlot.jail.workdir import mount_tmpfs, safe_relpath, unmount_all
 
 __all__ = [
     "BOX_WORKDIR",
+    "MAX_LAYERS",
     "Frozen",
     "Jail",
     "JailConfig",

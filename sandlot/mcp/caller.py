@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from mcp.server.mcpserver import Context
 from starlette.requests import Request
 
-from sandlot.api import owner as http_owner
+from sandlot import api  # its names load on first use: over stdio, FastAPI's routes never do
 from sandlot.tenancy import LOCAL, Owner
 
 STDIO = Owner(LOCAL, "stdio")
@@ -26,7 +26,7 @@ def owner(ctx: Context) -> Owner:
     request = ctx.request_context.request
     if request is None:
         return STDIO
-    return http_owner(Request(request.scope))
+    return api.owner(Request(request.scope))
 
 
 def connection(ctx: Context) -> str:

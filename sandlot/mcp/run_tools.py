@@ -13,8 +13,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from sandlot import usecases
-from sandlot.api import code_request, eval_result, judge_config, response, test_response
+# api's names load on first use: its judge route module (FastAPI) at the first judging
+from sandlot import api, usecases
+from sandlot.api import code_request, response, test_response
 from sandlot.api import test_cases as convert_test_cases
 from sandlot.mcp import shape
 from sandlot.mcp.shape import clip, section, tool_errors
@@ -168,9 +169,9 @@ def register(server: MCPServer, service: Service) -> None:
         """Judge a completion on one benchmark problem (HumanEval, MBPP, MultiPL-E, ...): the
         verdict, the reason, and each test's outcome."""
         with tool_errors():
-            cfg = judge_config(TestConfig(), language)
+            cfg = api.judge_config(TestConfig(), language)
             result = await usecases.submit(service, dataset, problem_id, completion, cfg)
-            out = eval_result(result, simple=True)
+            out = api.eval_result(result, simple=True)
             notes: list[str] = []
             res = JudgeResult.model_validate(out.model_dump())
             res.full_code = clip(res.full_code, "full_code", notes, 4000)
@@ -217,7 +218,7 @@ def register(server: MCPServer, service: Service) -> None:
     ) -> Annotated[CallToolResult, Prompt]:
         """A benchmark problem's prompt, as a model would be given it."""
         with tool_errors():
-            cfg = judge_config(TestConfig(), language)
+            cfg = api.judge_config(TestConfig(), language)
             row = await usecases.prompt_by_id(service, dataset, problem_id, cfg)
             out = Prompt(**row)
         return shape.result(out.prompt, out)

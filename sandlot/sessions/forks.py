@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from sandlot.errors import Conflict, InvalidRequest, SessionEnded
-from sandlot.jail import Frozen, LayerBusy
+from sandlot.jail import MAX_LAYERS, Frozen, LayerBusy
 from sandlot.sessions.link import AgentGone
 from sandlot.sessions.session import Session, SessionLimits
 from sandlot.sessions.snapshots import Book, Snapshot, Store
@@ -85,6 +85,7 @@ class Forks:
         self.store = store
         self.book = Book(store)
         self._start = start
+        self._tenants: dict[str, Tenant] = {}  # whose each session (live or paused) is
         self._persisting: set[asyncio.Task[None]] = set()
 
     async def close(self) -> None:
@@ -98,9 +99,19 @@ class Forks:
         self, session: Session, record: Snapshot | None = None
     ) -> tuple[tuple[Frozen, ...], dict[str, Any]]:
         """The session's state, frozen: the stack (top first) and what the agent kept. The
-        caller holds the session's lock. With `record` (a snapshot to be), it is charged to
-        its tenant and written before anything is sealed: refused (QuotaExceeded), nothing is.
-        The session goes on above the sealed layer with its processes."""
+        caller holds the session's lock. The new layer is charged to the session's tenant
+        (with `record`, a snapshot to be, written) before anything is sealed: refused
+        (QuotaExceeded), nothing is. The session goes on above the sealed layer with its
+        processes."""
+        if len(session.box.lowers) >= MAX_LAYERS:  # its own layer would be one too many
+            raise Conflict(
+                f"session {session.id} stacks {len(session.box.lowers)} frozen layers, one per "
+                "snapshot or fork taken of it or of the sessions it came from, and a box stacks "
+                f"at most {MAX_LAYERS}: it cannot be snapshotted or forked again. Take from a "
+                "new session (POST /sessions) instead"
+            )
+        assert session.owner is not None
+        tenant = session.owner.tenant
         saved = await self._keep(session, "save")
         try:
             if saved["error"]:
@@ -108,13 +119,13 @@ class Forks:
             box = session.box
             assert box.upper is not None
             lowers = box.lowers
+            layers = [(box.upper.id, box.upper.used()), *((f.id, f.size) for f in lowers)]
             if record is not None:
-                record.layers = [
-                    (box.upper.id, box.upper.used()),
-                    *((f.id, f.size) for f in lowers),
-                ]
+                record.layers = layers
                 record.state = state_of(saved)
-                await asyncio.to_thread(self._reserve, record)
+            kind = record.kind if record is not None else "fork"
+            held = self.held(tenant)
+            await asyncio.to_thread(self._reserve, tenant, layers, kind, held, record)
             try:
                 frozen = await asyncio.to_thread(box.seal)
             except BaseException:
@@ -128,13 +139,27 @@ class Forks:
             # sealed layer); after a failed seal this only removes the file.
             await self._keep(session, "rebase", cwd=saved.get("cwd"))
         stack = (frozen, *lowers)
-        self.book.hold(session.id, stack)
+        self.holds(session.id, stack, tenant)
         return stack, state_of(saved)
 
-    def _reserve(self, record: Snapshot) -> None:
+    def held(self, tenant: Tenant) -> dict[str, int]:
+        """The frozen layers the tenant's sessions (live or paused) stack, in memory or on disk:
+        they count against its quota as its snapshots' do, else a line of forks (each deleting
+        its parent) or of snapshots deleted at once would hold layers no quota counts."""
+        return {
+            lid: self.book.frozen[lid].size
+            for lid, holders in self.book.holders.items()
+            if lid in self.book.frozen and any(self._tenants.get(h) == tenant for h in holders)
+        }
+
+    def _reserve(
+        self, tenant: Tenant, layers: list[tuple[str, int]], kind: str, held: dict[str, int],
+        record: Snapshot | None,
+    ) -> None:  # fmt: skip
         with self.store.locked():
-            self.store.charge(Tenant(record.tenant), record.layers, record.kind)
-            self.store.write(record)
+            self.store.charge(tenant, layers, kind, held)
+            if record is not None:
+                self.store.write(record)
 
     async def _keep(self, session: Session, op: str, **fields: Any) -> dict[str, Any]:
         """The agent's answer to a snapshot's op; a session whose agent fails ends."""
@@ -208,12 +233,15 @@ class Forks:
         session.execution_count = loaded["count"] or 0
         return session, loaded
 
-    def holds(self, session_id: str, stack: tuple[Frozen, ...]) -> None:
+    def holds(self, session_id: str, stack: tuple[Frozen, ...], tenant: Tenant) -> None:
+        """The tenant's session stacks these layers (they count against its quota)."""
+        self._tenants[session_id] = tenant
         self.book.hold(session_id, stack)
 
     def ended(self, session_id: str, stack: tuple[Frozen, ...]) -> None:
         """A session (live or paused) ended: its layers are no longer its own to keep (and
         those on disk that nothing names go)."""
+        self._tenants.pop(session_id, None)
         if self.book.release(session_id, stack):
             self._behind(asyncio.to_thread(self.store.collect))
 
@@ -282,7 +310,7 @@ class Forks:
                 if record is not None:
                     self.store.remove(record.id)
                 continue
-            self.book.hold(paused.id, paused.stack)
+            self.holds(paused.id, paused.stack, paused.owner.tenant)
             out.append(paused)
         self.store.collect()
         return out

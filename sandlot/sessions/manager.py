@@ -84,6 +84,7 @@ class SessionManager:
         self.forks: Forks | None = None
         self.snapshots_problem: str | None = "snapshots are not started"
         self._creating = 0
+        self._leaving = 0  # sessions out of the table whose boxes are being closed
         self._ended: OrderedDict[str, tuple[Tenant, str]] = OrderedDict()  # why, for whom
         self._starts = asyncio.Semaphore(os.cpu_count() or 1)
         self.live: LiveBoxes | None = None
@@ -207,7 +208,7 @@ class SessionManager:
         session.owner = owner
         self.sessions[session.id] = session
         if self.forks is not None and session.box.lowers:
-            self.forks.holds(session.id, session.box.lowers)
+            self.forks.holds(session.id, session.box.lowers, owner.tenant)
 
     def find(self, session_id: str, tenant: Tenant) -> Session | Paused:
         """The tenant's session of that id, live or paused (see `get`), as it is: looking is
@@ -272,7 +273,16 @@ class SessionManager:
 
     async def _end(self, session: Session, why: str) -> None:
         self._forget(session, why)
-        await session.close(why)
+        await self._closed(session, why)
+
+    async def _closed(self, session: Session, why: str) -> None:
+        """Close a session that left the table; its box counts against `session_max` until it
+        is gone (else a new session's box could be started beside it, past the maximum)."""
+        self._leaving += 1
+        try:
+            await session.close(why)
+        finally:
+            self._leaving -= 1
 
     def _forget(self, session: Session | Paused, why: str) -> None:
         """Out of the table, its layers no longer its own; its id is remembered for a while,
@@ -297,22 +307,25 @@ class SessionManager:
     def full(self, more: int = 1) -> bool:
         """Whether this process holds its maximum of live sessions (its share of the server's),
         or would with `more`."""
-        return len(self.sessions) + self._creating + more > self.config.session_max
+        held = len(self.sessions) + self._creating + self._leaving
+        return held + more > self.config.session_max
 
     def _admit(self, owner: Owner, elsewhere: int, count: int = 1) -> None:
+        """Refuse (429) `count` more sessions of `owner` past its share or the server's maximum;
+        its own share first, which it can act on."""
         cfg = self.config
         mine = sum(s.owner == owner for s in self.sessions.values()) + elsewhere
+        if cfg.session_per_client and mine + count > cfg.session_per_client:
+            raise TooManySessions(
+                f"this client holds its maximum of {cfg.session_per_client} live sessions; "
+                "end one (DELETE /sessions/{id}) or retry later", self._retry_after(owner)
+            )  # fmt: skip
         if self.full(count):
             held = (f"its maximum of {cfg.session_max}" if self.workers == 1 else
                     f"its maximum (each of its {self.workers} workers its share)")  # fmt: skip
             raise TooManySessions(
                 f"this server holds {held} live sessions; "
                 "end one (DELETE /sessions/{id}) or retry later", self._retry_after()
-            )  # fmt: skip
-        if cfg.session_per_client and mine + count > cfg.session_per_client:
-            raise TooManySessions(
-                f"this client holds its maximum of {cfg.session_per_client} live sessions; "
-                "end one (DELETE /sessions/{id}) or retry later", self._retry_after(owner)
             )  # fmt: skip
 
     def _retry_after(self, owner: Owner | None = None) -> int:
@@ -377,23 +390,27 @@ class SessionManager:
         return record
 
     async def fork(
-        self, session_id: str, tenant: Tenant, count: int, *, idle_timeout: float | None = None,
-        lifetime: float | None = None, memory_mb: int | None = None,
-        pause_after: float | None = None,
+        self, session_id: str, tenant: Tenant, count: int, *, elsewhere: int = 0,
+        idle_timeout: float | None = None, lifetime: float | None = None,
+        memory_mb: int | None = None, pause_after: float | None = None,
     ) -> tuple[builtins.list[Session], dict[str, Any]]:  # fmt: skip
         """`count` new sessions with the state of the tenant's session (which goes on), each
         with its own box, uid, limits (the parent's unless given) and work dir; and what of the
-        state was kept. All or none: a fork that fails leaves no session of it."""
+        state was kept. All or none: a fork that fails leaves no session of it. `elsewhere`:
+        the owner's live sessions in other workers (as `create`)."""
         forks = self.require_forks()
         if isinstance(count, bool) or not 1 <= count <= self.config.fork_max:
             raise InvalidRequest(f"count must be from 1 to {self.config.fork_max}, not {count!r}")
+        found = self.find(session_id, tenant)
+        if isinstance(found, Paused):  # its resume and the forks: refused whole, before either
+            self._admit(found.owner, elsewhere, count + 1)
         parent = await self.use(session_id, tenant)
         own = parent.limits
         pause = own.pause_after if pause_after is None else pause_after
         limits = self._limits(idle_timeout or own.idle_timeout, lifetime or own.lifetime,
                               memory_mb or own.memory >> 20, pause)  # fmt: skip
         assert parent.owner is not None
-        self._admit(parent.owner, 0, count)
+        self._admit(parent.owner, elsewhere, count)
         self._creating += count
         began = time.monotonic()
         try:
@@ -447,7 +464,7 @@ class SessionManager:
                 paused = await self.forks.pause(session, self.worker)
                 self.sessions.pop(session.id, None)
                 self.paused[session.id] = paused
-            await session.close("it was paused")
+            await self._closed(session, "it was paused")
             events.branched("pause", time.monotonic() - began)
         except Exception as exc:
             log.info("session %s stays live, not paused: %s", session.id, exc)

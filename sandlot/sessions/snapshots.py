@@ -13,9 +13,10 @@ On disk, under `root`:
   one of its sessions does: flock(2), which goes with a process that dies);
 - `sessions/ID.json`: a paused session (`paused.py`), with the snapshot that holds its state.
 
-A tenant's snapshots count against its quota: the bytes of the distinct layers they name. A
-snapshot that would go over it, or over what the disk has free, is refused before anything is
-written (QuotaExceeded, HTTP 507). Paused sessions' snapshots are not the tenant's to count:
+A tenant's snapshots count against its quota: the bytes of the distinct layers they name and
+its sessions stack (a fork's frozen layers too, in memory). A snapshot or fork that would go
+over it, or a snapshot over what the disk has free, is refused before anything is written
+(QuotaExceeded, HTTP 507). Paused sessions' snapshots are not the tenant's to count:
 they are bounded by `session_paused_max` times `session_disk_bytes`.
 """
 
@@ -190,21 +191,30 @@ class Store:
         finally:
             os.close(fd)
 
-    def charge(self, tenant: Tenant, layers: Iterable[tuple[str, int]], kind: str) -> None:
-        """Refuse (QuotaExceeded) a snapshot of `layers` the tenant's quota, or the disk, has no
-        room for: the bytes of its layers no snapshot of the tenant names yet."""
-        counted: dict[str, int] = {}
+    def charge(
+        self, tenant: Tenant, layers: Iterable[tuple[str, int]], kind: str,
+        held: dict[str, int] | None = None,
+    ) -> None:  # fmt: skip
+        """Refuse (QuotaExceeded) a snapshot or fork (`kind`) of `layers` the tenant's quota, or
+        the disk, has no room for: the bytes of its layers that neither a snapshot of the
+        tenant names nor one of its sessions stacks (`held`) yet. A paused session's snapshot is
+        not the tenant's to count; a fork's layers stay in memory, not on this disk."""
+        counted: dict[str, int] = dict(held or {})
         for snap in self.all():
             if snap.tenant == tenant.id and snap.kind == "snapshot":
                 counted.update(snap.layers)
         new = sum(size for lid, size in layers if lid not in counted)
-        held = sum(counted.values())
-        if kind == "snapshot" and held + new > self.quota:
+        held_bytes = sum(counted.values())
+        if kind != "pause" and held_bytes + new > self.quota:
             raise QuotaExceeded(
-                f"this snapshot needs {mib(new)} more, and this API key holds {mib(held)} of "
-                f"snapshots: over its quota of {mib(self.quota)}. Delete some (DELETE "
-                "/snapshots/{id}), or remove files from the session first"
+                f"this {kind} needs {mib(new)} more, and this API key holds {mib(held_bytes)} "
+                "of snapshots and of layers its sessions stack (one per snapshot or fork in "
+                f"their line): over its quota of {mib(self.quota)}. Delete some snapshots "
+                "(DELETE /snapshots/{id}) or sessions (DELETE /sessions/{id}), or remove files "
+                "from the session first"
             )
+        if kind == "fork":
+            return
         st = os.statvfs(self.root)
         if new + DISK_RESERVE > st.f_bavail * st.f_frsize:
             raise QuotaExceeded(
@@ -296,9 +306,13 @@ class Book:
         return freed
 
     def _lock_if_on_disk(self, layer: Frozen) -> None:
-        if layer.memory is None and layer.id not in self._locks:
+        if layer.memory is None:
+            self._lock(layer.id)
+
+    def _lock(self, layer_id: str) -> None:
+        if layer_id not in self._locks:
             with contextlib.suppress(OSError):
-                self._locks[layer.id] = self.store.lock_layer(layer.id)
+                self._locks[layer_id] = self.store.lock_layer(layer_id)
 
     def _forget(self, layer_id: str) -> None:
         self.holders.pop(layer_id, None)
@@ -329,9 +343,11 @@ class Book:
         for layer in layers:
             lock = self._writing.setdefault(layer.id, asyncio.Lock())
             async with lock:
+                # Locked before it lands on disk: else a `collect` (a snapshot deleted meanwhile)
+                # could remove it between its copy and the lock, under the sessions stacking it.
+                if layer.id in self.holders:
+                    self._lock(layer.id)
                 size = await asyncio.to_thread(self.store.persist, layer)
-            if layer.id in self.holders:
-                self._lock_if_on_disk(layer)
             out.append((layer.id, size))
         return out
 

@@ -113,14 +113,15 @@ async def snapshot_session(service: Service, session_id: str, tenant: Tenant) ->
 
 
 async def fork_session(
-    service: Service, session_id: str, tenant: Tenant, count: int, *,
+    service: Service, session_id: str, tenant: Tenant, count: int, *, elsewhere: int = 0,
     idle_timeout: float | None = None, lifetime: float | None = None,
     memory_mb: int | None = None, pause_after: float | None = None,
 ) -> tuple[list[Session], dict[str, Any]]:  # fmt: skip
-    """`count` new sessions with the session's state, each in a box of its own."""
+    """`count` new sessions with the session's state, each in a box of its own; `elsewhere`:
+    the client's live sessions in other workers, which its cap counts too."""
     return await service.require_sessions().fork(
-        session_id, tenant, count, idle_timeout=idle_timeout, lifetime=lifetime,
-        memory_mb=memory_mb, pause_after=pause_after,
+        session_id, tenant, count, elsewhere=elsewhere, idle_timeout=idle_timeout,
+        lifetime=lifetime, memory_mb=memory_mb, pause_after=pause_after,
     )  # fmt: skip
 
 

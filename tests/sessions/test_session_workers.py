@@ -280,3 +280,26 @@ def test_forwarded_for_is_believed_only_from_a_named_proxy():
         assert access(srv, "not-a-proxy")["client"] == "127.0.0.2"
         for sid, headers in ((a.json()["id"], seven), (b.json()["id"], eight)):
             assert proxy.delete(f"/sessions/{sid}", headers=headers).status_code == 200
+
+
+def test_a_fork_counts_the_clients_sessions_in_every_worker() -> None:
+    """A fork runs in the worker that holds its session, and the cap it is admitted by counts
+    the client's sessions in the others too (as a new session's does): no way past it by
+    forking where the client holds fewer."""
+    key = {"Authorization": "Bearer " + "f" * 32}
+    env = {"SANDLOT_SESSION_PER_CLIENT": "2", "SANDLOT_API_KEYS": key["Authorization"][7:]}
+    with running_server("--slots", "2", "--workers", "2", env=env) as srv:
+        sids = []
+        for index in (0, 1):  # one in each worker
+            with on_worker(srv, index, key) as c:
+                sids.append(c.post("/sessions", json={"language": "bash"}).json()["id"])
+        with on_worker(srv, 0, key) as c:
+            r = c.post(f"/sessions/{sids[1]}/fork", json={"count": 1})
+            assert r.status_code == 429 and "this client" in r.json()["detail"], r.text
+            assert len(c.get("/sessions").json()) == 2
+            # control: with one of them gone, the fork is made
+            assert c.delete(f"/sessions/{sids[0]}").status_code == 200
+            r = c.post(f"/sessions/{sids[1]}/fork", json={"count": 1})
+            assert r.status_code == 200, r.text
+            for sid in [sids[1], *(s["id"] for s in r.json()["sessions"])]:
+                assert c.delete(f"/sessions/{sid}").status_code == 200

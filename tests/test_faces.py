@@ -129,6 +129,7 @@ FACES: dict[str, list[str]] = {
     ],
     "jail": [
         "BOX_WORKDIR",
+        "MAX_LAYERS",
         "Frozen",
         "Jail",
         "JailConfig",

@@ -235,7 +235,7 @@ LIMITS = {
         "HumanEval/4", "def mean_absolute_deviation(numbers):\n    return 0.0\n"
         "def abs(x):\n    return 0\n",
         "def f(x):\n    return 0\ndef abs(x):\n    return 0\n", "abs(f(2) - 4) < 1e-9", "True",
-        (True, False),
+        (True, True),
     ),
     "patches_the_builtins_module": (
         "HumanEval/4", "import builtins\nbuiltins.abs = lambda x: 0\n"

@@ -14,6 +14,7 @@ next, and the compile cache hits.
 
 from __future__ import annotations
 
+import ast
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -91,13 +92,27 @@ def seal_for(
     return None
 
 
+def _called(expression: str) -> str | None:
+    """The function an expression case is about, as HumanEval's entry point is: the one its
+    outermost call names (`sum(1, 2)` is about the answer's own `sum`). In any other expression
+    (`abs(f(2) - 4) < 1e-9`) no name of the answer's stands for a built-in."""
+    try:
+        node = ast.parse(expression.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # the driver reports the case's own error
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id
+    return None
+
+
 def driver(harness: str, program: str, seal: Seal, case: tuple[str, str] | None) -> str:
     """The text of the driver that runs `program` (and judges `case` after it)."""
     tests_at = seal.tests_at or 0
     if case is not None:
         tests_at = len(program)  # the program is the answer; the case's text is the test
+    entry = seal.entry if seal.entry is not None or case is None else _called(case[0])
     params = {"seal": sealing.SEAL_FILE, "program": PROGRAM_FILE, "strict": seal.strict,
-              "entry": seal.entry, "case": list(case) if case else None}  # fmt: skip
+              "entry": entry, "case": list(case) if case else None}  # fmt: skip
     if harness == "python":
         if seal.split and seal.unittest is None:
             parts = _PY_CORE + (_PY_CASE if case else "") + _PY_SPLIT

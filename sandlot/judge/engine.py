@@ -39,7 +39,7 @@ from sandlot.judge.datasets import (
 )
 from sandlot.judge.dialects import dialect
 from sandlot.judge.families import HUMANEVAL, MULTIPLE, Family, reference
-from sandlot.judge.integrity import STRICT_SPLIT, Integrity, Level, lookup, of_job
+from sandlot.judge.integrity import PYTHON_SPLIT, Integrity, Level, lookup, of_job
 from sandlot.judge.plans import Assembled, JudgeConfig, Program, StdioCase, StdioJob
 from sandlot.judge.verdicts import Verdict, of_execution
 
@@ -238,6 +238,7 @@ class Judge:
         self, dataset: str, problem_id: str | int, completion: str, cfg: JudgeConfig
     ) -> EvalResult:
         spec, row = self.problem(dataset, problem_id, cfg)
+        apart = split(cfg)  # a config that asks for both ways is refused before anything runs
         assembled = self.assemble(spec, row, completion, cfg)
         ex = assembled.extracted
         result = EvalResult(
@@ -254,7 +255,7 @@ class Judge:
         result.full_code = job.view if isinstance(job, Program) and job.view else job.code
         if isinstance(job, Program):
             result.test_code = job.test_code
-        integrity = self.integrity(spec, job, strict=strict(cfg))
+        integrity = self.integrity(spec, job, split=apart)
         result.extra["integrity"] = integrity.level.value
         unsealed = integrity.level is Level.UNSEALED
         if unsealed and strict(cfg) and not cfg.extra.get("allow_unsealed"):
@@ -301,12 +302,12 @@ class Judge:
         return out
 
     def integrity(
-        self, spec: DatasetSpec, job: Program | StdioJob, strict: bool = False
+        self, spec: DatasetSpec, job: Program | StdioJob, split: bool = False
     ) -> Integrity:
-        """How far this job's verdict can be trusted (integrity.py); `strict` runs a Python
-        answer that can be split in a process of its own."""
-        if strict and isinstance(job, Program) and job.split and job.seal:
-            return STRICT_SPLIT
+        """How far this job's verdict can be trusted (integrity.py); with `split`, a Python
+        answer whose tests only call it runs in a process of its own."""
+        if split and isinstance(job, Program) and job.split and job.seal:
+            return PYTHON_SPLIT
         name = self.resolve_language(job.language)
         row = self.datasets.registry.rows.get(name)
         framework = row is not None and row.guard is not None
@@ -345,8 +346,8 @@ class Judge:
     async def _run_program(self, job: Program, cfg: JudgeConfig, result: EvalResult) -> None:
         if job.run_timeout is None:
             job.run_timeout = PROGRAM_TIMEOUT
-        split = strict(cfg) and job.split
-        seal = Seal(job.tests_at, strict(cfg), job.entry, job.unittest, split) if job.seal else None
+        apart = split(cfg) and job.split
+        seal = Seal(job.tests_at, strict(cfg), job.entry, job.unittest, apart) if job.seal else None
         request = self._request(job.language, job.code, cfg, job, files=job.files,
                                 fetch=job.fetch, seal=seal, harness=job.harness,
                                 any_cpu=job.needs.any_cpu, pids=job.needs.pids)  # fmt: skip
@@ -481,6 +482,21 @@ class Judge:
 def strict(cfg: JudgeConfig) -> bool:
     """`config.extra.strict`: what the answer returns is compared as plain data only."""
     return bool(cfg.extra.get("strict"))
+
+
+def split(cfg: JudgeConfig) -> bool:
+    """Whether a Python answer whose tests only call it runs in a process of its own: unless
+    `config.extra.split` is false (the tests' process, as SandboxFusion runs it), which
+    `strict` does not allow."""
+    asked = cfg.extra.get("split", True)
+    if not isinstance(asked, bool):
+        raise InvalidRequest("config.extra.split must be true or false")
+    if not asked and strict(cfg):
+        raise InvalidRequest(
+            "config.extra.split false runs the answer in the tests' process, which "
+            "config.extra.strict does not allow: drop one of them"
+        )
+    return asked
 
 
 def _post_check(job: Program, execution: Execution, code: str) -> str | None:

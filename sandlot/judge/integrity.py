@@ -123,20 +123,24 @@ NO_PLACE = Integrity(
     tests="tests/judge/test_integrity_table.py",
 )
 
-# Python under config.extra.strict, where the problem's tests only call the answer's functions.
-STRICT_SPLIT = Integrity(
+# Python, where the problem's tests only call the answer's functions (unless the request sends
+# config.extra.split false).
+PYTHON_SPLIT = Integrity(
     Level.SPLIT,
     sealed_by="the Python driver, in a process the answer never ran in, after the tests' last "
     "statement",
     attests="the tests ran to their end",
-    split="under config.extra.strict, the answer runs in a process of its own, forked before "
-    "the secret or the tests were read; the tests call its functions through a socket, plain "
-    "data both ways, and the tests' process is not the answer's to read",
+    split="the answer runs in a process of its own, forked before the secret or the tests were "
+    "read; the tests call its functions through a socket, plain data both ways (what the "
+    "answer returns is compared as data of built-in types), and the tests' process is not the "
+    "answer's to read. The default wherever the tests only call the answer; "
+    "config.extra.split false runs it in the tests' process",
     out_of_reach="nothing known (problems whose tests build the answer's own objects, MBPP 367 "
     "and 927, stay in-process)",
     tests="tests/security/test_reward_hacks_python.py::"
-    "test_python_trace_jump_over_the_asserts_is_stopped_only_by_strict",
+    "test_python_trace_jump_over_the_asserts_is_stopped_by_the_split",
 )
+
 
 _IN_PROCESS_REACH = (
     "the answer runs in the tests' process: it can reach the seal's secret through reflection or "
@@ -348,7 +352,10 @@ _LANGUAGES: dict[str, Integrity] = {
         Level.IN_PROCESS,
         sealed_by="the Python driver, after the tests' last statement",
         attests="the tests ran to their end",
-        split="the answer is compiled on its own, before the tests; the tests are in memory only",
+        split="the answer is compiled on its own, before the tests; the tests are in memory only "
+        "(a problem whose tests build the answer's own objects, or a request with "
+        "config.extra.split false; a problem whose tests only call the answer is split, as each "
+        "result's extra.integrity says)",
         out_of_reach=_IN_PROCESS_REACH,
         tests="tests/security/test_integrity.py",
     ),

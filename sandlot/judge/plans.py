@@ -75,8 +75,9 @@ class Program:
     tests: int | None = None
     # Python: the tests' unittest.TestCase classes, which the driver runs itself.
     unittest: tuple[str, ...] | None = None
-    # Python: under `strict`, the answer may run in a process of its own, the tests calling its
-    # functions with plain data (the tests build none of its objects).
+    # Python: the tests only call the answer's functions (they build none of its objects), so it
+    # runs in a process of its own, the tests calling it with plain data (unless the request
+    # sends config.extra.split false).
     split: bool = False
     # A split program (sandlot/judge/split/): `code` is the answer's unit alone, these are the
     # harness's files, and `view` shows both as one text (the result's full_code).

@@ -41,7 +41,9 @@ class TestConfig(BaseModel):
     )
     provided_data: list[dict[str, Any]] | dict[str, Any] | None = None
     extra: dict[str, Any] | None = Field(
-        None, description="mode, is_freeform, run_all_cases, checker, code_block_idx, ..."
+        None,
+        description="mode, is_freeform, run_all_cases, checker, code_block_idx, strict, split "
+        "(false: a Python answer in the tests' process), allow_unsealed, ...",
     )
 
 

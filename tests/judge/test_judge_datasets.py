@@ -233,11 +233,16 @@ def test_sandboxfusion_tables_with_references(api: httpx.Client, dataset: str) -
     [("humaneval", "humaneval_python"), ("mbpp", "mbpp"), ("mbpp_sanitized", "mbpp_sanitized"),
      ("evoeval", "evoeval"), ("shadow_humaneval_python", "shadow_humaneval_python")],
 )  # fmt: skip
-def test_python_references_keep_their_verdicts_under_strict(
-    api: httpx.Client, dataset: str, rows: str
+@pytest.mark.parametrize(
+    "extra", [{"split": False}, {"strict": True}], ids=["one_process", "strict"]
+)
+def test_python_references_keep_their_verdicts_in_one_process_and_under_strict(
+    api: httpx.Client, dataset: str, rows: str, extra: dict
 ) -> None:
-    """`config.extra.strict` (plain data only) changes no reference solution's verdict."""
-    out = evaluate(api, dataset, references(rows), extra={"strict": True})
+    """The answer in the tests' process (`config.extra.split` false, as SandboxFusion runs it),
+    or `config.extra.strict` (plain data only), changes no reference solution's verdict: the
+    other tests of this file judge them split, the default."""
+    out = evaluate(api, dataset, references(rows), extra=extra)
     assert_all_accepted_but_known(dataset, out)
 
 

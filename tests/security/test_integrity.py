@@ -252,9 +252,14 @@ LIMITS = {
 
 
 @pytest.mark.parametrize("limit", LIMITS)
-def test_python_limits_pass_unless_strict_stops_them(api: httpx.Client, limit: str) -> None:
+def test_python_limits_pass_in_one_process_unless_split_or_strict(
+    api: httpx.Client, limit: str
+) -> None:
     pid, completion, code, expression, expected, (judge_stops, case_stops) = LIMITS[limit]
-    assert judge(api, "humaneval", pid, completion)["accepted"]
+    # The judge runs a HumanEval answer in a process of its own by default; in the tests' own
+    # process (config.extra.split false, as SandboxFusion) no guard stops these.
+    assert judge(api, "humaneval", pid, completion, split=False)["accepted"]
+    assert judge(api, "humaneval", pid, completion)["accepted"] is not judge_stops
     case = [{"input": expression, "expected": expected}]
     assert cases(api, code, "python", case)["passed"] is True
     assert judge(api, "humaneval", pid, completion, strict=True)["accepted"] is not judge_stops
@@ -315,7 +320,8 @@ def test_strict_refuses_classes_of_the_answers_making(api: httpx.Client, hack: s
 
 
 def test_gc_walk_reads_the_tests_held_in_memory(api: httpx.Client) -> None:
-    # the tests are nowhere in the work dir, but in the process's memory, where gc finds them
+    # the tests are nowhere in the work dir, but in the tests' process's memory, where gc finds
+    # them when the answer runs there
     walk = """
 import gc
 _found = any(isinstance(getattr(c, "cell_contents", None), str)
@@ -323,8 +329,10 @@ _found = any(isinstance(getattr(c, "cell_contents", None), str)
              for f in gc.get_objects() if callable(f) for c in (getattr(f, "__closure__", 0) or ()))
 print("FOUND THE TESTS" if _found else "no tests here")
 """
-    out = judge(api, "humaneval", "HumanEval/0", PY_JUDGE + walk)
+    out = judge(api, "humaneval", "HumanEval/0", PY_JUDGE + walk, split=False)
     assert "FOUND THE TESTS" in stdout_of(out)
+    # by default the answer runs in a process of its own, which never held the tests
+    assert "no tests here" in stdout_of(judge(api, "humaneval", "HumanEval/0", PY_JUDGE + walk))
 
 
 def test_unittest_assertions_patched_by_the_answer_are_beyond_a_guard(api: httpx.Client) -> None:
@@ -629,9 +637,11 @@ def test_strict_wraps_the_entry_even_when_the_answer_makes_it_a_class(api: httpx
     # anything: the tests call it as they would the function
     hack = EQ_ALWAYS + "class has_close_elements:\n    def __new__(cls, *args):\n" \
         "        return _Anything()\n"  # fmt: skip
-    assert judge(api, "humaneval", "HumanEval/0", hack)["accepted"]  # the in-process limit
-    out = judge(api, "humaneval", "HumanEval/0", hack, strict=True)
-    assert not out["accepted"] and "is not plain data" in out["extra"]["reason"], out
+    # the in-process limit
+    assert judge(api, "humaneval", "HumanEval/0", hack, split=False)["accepted"]
+    for extra in ({}, {"strict": True}):  # split by default, and under strict
+        out = judge(api, "humaneval", "HumanEval/0", hack, **extra)
+        assert not out["accepted"] and "is not plain data" in out["extra"]["reason"], out
 
 
 EXPECTED_NAMED = {

@@ -336,17 +336,35 @@ def has_close_elements(numbers, threshold):
 """
 
 
-def test_python_trace_jump_over_the_asserts_is_stopped_only_by_strict(
-    api: httpx.Client,
-) -> None:
-    # The answer reaches the tests' frame (sys._getframe) and makes it skip its asserts: an
-    # in-process reach no guard in that process stops (integrity.py: out_of_reach), shown here
-    # so that the docs' claim stays true. The control, without the jump, is rejected.
-    assert submit(api, "humaneval", "HumanEval/0", TRACE_JUMP)["accepted"]
+def test_python_trace_jump_over_the_asserts_is_stopped_by_the_split(api: httpx.Client) -> None:
+    # The answer reaches the tests' frame (sys._getframe) and makes it skip its asserts. By
+    # default it runs in a process of its own, where the tests' frame is not: rejected, and the
+    # result says the job was split. With config.extra.split false (one process, as
+    # SandboxFusion runs it) no guard in that process stops it (integrity.py: out_of_reach),
+    # shown here so that the docs' claim stays true.
+    hacked = submit(api, "humaneval", "HumanEval/0", TRACE_JUMP)
+    assert not hacked["accepted"]
+    assert hacked["extra"]["integrity"] == "split"
+    assert not submit(api, "humaneval", "HumanEval/0", TRACE_JUMP, strict=True)["accepted"]
+    one_process = submit(api, "humaneval", "HumanEval/0", TRACE_JUMP, split=False)
+    assert one_process["accepted"]
+    assert one_process["extra"]["integrity"] == "in-process"
     control = TRACE_JUMP.replace("frame.f_trace = jump", "pass")
     assert not submit(api, "humaneval", "HumanEval/0", control)["accepted"]
-    # strict runs the answer in a process of its own: the tests' frame is not in it
-    assert not submit(api, "humaneval", "HumanEval/0", TRACE_JUMP, strict=True)["accepted"]
+    assert not submit(api, "humaneval", "HumanEval/0", control, split=False)["accepted"]
+    ref = row("humaneval", "HumanEval/0")
+    assert submit(api, "humaneval", "HumanEval/0", ref["canonical_solution"])["accepted"]
+
+
+def test_python_split_opt_out_is_refused_with_strict_or_when_not_a_boolean(
+    api: httpx.Client,
+) -> None:
+    body = {"dataset": "humaneval", "id": "HumanEval/0", "completion": "    return False\n"}
+    for extra, said in (({"split": False, "strict": True}, "drop one of them"),
+                        ({"split": "no"}, "must be true or false")):  # fmt: skip
+        r = api.post("/submit", json={**body, "config": {"extra": extra}})
+        assert r.status_code == 400, r.text
+        assert said in r.text
 
 
 # What the tests call besides the function under test is the dataset's, under `strict` (the
@@ -504,11 +522,17 @@ def test_livecodebench_answer_patching_its_harness_is_rejected(api: httpx.Client
         assert not out["accepted"], out
 
 
-def test_a_strict_result_says_its_answer_ran_split(api: httpx.Client) -> None:
+def test_a_result_says_whether_its_answer_ran_split(api: httpx.Client) -> None:
     good = reference("humaneval", row("humaneval_python", "HumanEval/0"))
-    assert submit(api, "humaneval", "HumanEval/0", good)["extra"]["integrity"] == "in-process"
-    out = submit(api, "humaneval", "HumanEval/0", good, strict=True)
-    assert out["accepted"] and out["extra"]["integrity"] == "split", out
+    for extra in ({}, {"strict": True}):
+        out = submit(api, "humaneval", "HumanEval/0", good, **extra)
+        assert out["accepted"] and out["extra"]["integrity"] == "split", out
+    out = submit(api, "humaneval", "HumanEval/0", good, split=False)
+    assert out["accepted"] and out["extra"]["integrity"] == "in-process", out
+    # MBPP 367's setup builds the answer's own objects: in one process, and says so
+    ref = str(row("mbpp", "367")["code"])
+    out = submit(api, "mbpp", "367", f"```python\n{ref}\n```")
+    assert out["extra"]["integrity"] == "in-process", out
 
 
 # verilogeval_machine 0: a 100-bit rotator; the wrong answer loads and never rotates

@@ -57,8 +57,8 @@ class Seal:
     entry: str | None = None  # the function the tests are about (HumanEval's entry point)
     # The tests' unittest.TestCase classes, which the driver runs itself (and counts).
     unittest: tuple[str, ...] | None = None
-    # `strict`'s split: the answer in a process of its own, its functions called through a
-    # socket with plain data (python_driver.py's __sandlot_split).
+    # The split: the answer in a process of its own, its functions called through a socket
+    # with plain data (python_driver.py's __sandlot_split).
     split: bool = False
 
 

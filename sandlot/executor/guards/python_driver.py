@@ -17,7 +17,7 @@ memory alone. `params`:
                     the only name of the answer's that may stand for a built-in in the tests
                     (with none, no name of the answer's does)
     case            [input, expected]: a /run_code test case, judged after the program
-    split           `strict`'s split: the answer runs in a process of its own, forked before this
+    split           the split: the answer runs in a process of its own, forked before this
                     one reads the secret or the tests, and the tests call its functions through a
                     socket, plain data both ways (`__sandlot_split`)
     unittest        the names of the tests' TestCase classes: the driver runs them itself, with
@@ -74,14 +74,15 @@ def __sandlot_driver(params):
         hook(kept["type"](exc), kept["BaseException"].with_traceback(exc, tb), tb)
         raise kept["SystemExit"](1)
 
-    if link is not None:
-        link.start()  # main.py now holds the answer alone: its process may read it
     try:
         first = compile(answer, here, "exec") if link is None else None
         then = compile("\n" * answer.count("\n") + tests, here, "exec")
     except SyntaxError as exc:
         failed(exc, None)
     if link is not None:
+        # main.py now holds the answer alone: its process may read it, and tell the names the
+        # tests (and the case's expression) use, no more
+        link.start(then, case[0] if case is not None else None, params.get("entry"))
         judge = __sandlot_case(kept, sys, case, None) if case is not None else None
         scope = link.scope(here, params.get("entry"))
         try:
@@ -372,12 +373,13 @@ def __sandlot_unittest(kept, sys, names):
 
 
 def __sandlot_split(kept, os, sys):
-    """`strict`'s split. The answer runs in a process of its own (A), forked before this one (T)
-    reads the secret or the tests; A waits until main.py holds the answer alone, runs it, and
-    serves calls of its functions. T's tests see a proxy for each function and a copy of each
-    value the answer defines, and every call crosses a socket as plain data (JSON with tags for
-    tuples, sets, bytes...): nothing of A's making runs in T, and A cannot reach T's memory (T
-    is not dumpable; ptrace and process_vm_* are refused in every box). Returns T's end."""
+    """The split. The answer runs in a process of its own (A), forked before this one (T) reads
+    the secret or the tests; A waits until main.py holds the answer alone, runs it, and serves
+    calls of its functions. T's tests see a proxy for each function and a copy of each value
+    the answer defines that they name, and every call crosses a socket as plain data (JSON
+    with tags for tuples, sets, bytes...): nothing of A's making runs in T, and A cannot reach
+    T's memory (T is not dumpable; ptrace and process_vm_* are refused in every box). Returns
+    T's end."""
     import json
     import socket
 
@@ -417,7 +419,9 @@ def __sandlot_split(kept, os, sys):
     sys.path_importer_cache.clear()
     import ctypes
 
-    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/T is not A's to read
+    # PR_SET_DUMPABLE 0: /proc/T is not A's to read (libc through the handle ctypes already
+    # holds: a dlopen of its own cost every run)
+    ctypes.pythonapi.prctl(4, 0, 0, 0, 0)
     reader = mine.makefile("rb")
     dumps, loads, limit = json.dumps, json.loads, 64 << 20
     isinstance_, type_, list_, dict_ = kept["isinstance"], kept["type"], kept["list"], kept["dict"]
@@ -571,9 +575,25 @@ def __sandlot_split(kept, os, sys):
         call.__name__ = call.__qualname__ = name
         return call
 
+    def names_in(code, out):
+        """Every global name `code` and the code it holds may look up (and attribute names)."""
+        out.update(code.co_names)
+        for const in code.co_consts:
+            if type_(const) is type_(code):
+                names_in(const, out)
+        return out
+
     class Link:
-        def start(self):
-            send({"go": True})
+        def start(self, tests, expression, entry):
+            wanted = names_in(tests, set())
+            if expression is not None:
+                try:
+                    names_in(kept["compile"](expression, "<case>", "eval"), wanted)
+                except kept["BaseException"]:
+                    wanted = None  # judged (and reported) by the case's own eval
+            if wanted is not None and entry is not None:
+                wanted.add(entry)
+            send({"go": True, "names": None if wanted is None else kept["sorted"](wanted)})
 
         def scope(self, here, entry):
             """The tests' globals: the built-ins as they were, a proxy for each function of the
@@ -621,8 +641,16 @@ def __sandlot_answer_process(os, sys, json, link):
     there) and serves T's calls; whatever it sends T reads as data only."""
     import traceback
 
+    # Non-blocking underneath (socket calls wait for it, up to a time no run has): an answer
+    # that reads every descriptor it has gets nothing from this one, rather than waiting forever
+    link.settimeout(1 << 24)
     reader = link.makefile("rb")
-    if reader.readline() != b'{"go":true}\n':
+    try:
+        go = json.loads(reader.readline())
+        wanted = go["names"]
+    except (ValueError, KeyError, TypeError):
+        return  # the tests' process ended before it said go
+    if not go.get("go"):
         return
     here = os.path.abspath(__file__)
     main = type(sys)("__main__")
@@ -719,7 +747,11 @@ def __sandlot_answer_process(os, sys, json, link):
         send({"error": "".join(shown)})
         return
     names, data = {}, {}
-    for name, value in list(main.__dict__.items()):
+    scope = main.__dict__
+    # Only what the tests name: an answer's `from typing import *` is a hundred names they
+    # never use, each a proxy to make
+    found = list(scope.items()) if wanted is None else [(n, scope[n]) for n in wanted if n in scope]
+    for name, value in found:
         if name.startswith("__"):
             continue
         if isinstance(value, type(sys)):

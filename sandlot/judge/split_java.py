@@ -21,10 +21,11 @@ of main, with the number of assertion sites (sites.py) that ran and held.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 from sandlot.executor import SEAL_FILE
-from sandlot.judge import braces, sites
+from sandlot.judge import braces, returns, sites
 from sandlot.judge.plans import Program
 from sandlot.judge.splices import open_scope
 from sandlot.languages import SPLIT_DIR as ANSWER_DIR
@@ -63,6 +64,7 @@ final class SandlotSeal {
         return failed;
     }
 
+VET
     static void end(String secret) {
         if (secret.isEmpty()) return;
         String counts = "passed=" + passed.cardinality() + " failed=0";
@@ -76,12 +78,13 @@ final class SandlotSeal {
         }
     }
 }
-""".replace("SEAL_FILE", SEAL_FILE)
+""".replace("SEAL_FILE", SEAL_FILE).replace("VET", returns.JAVA_VET.strip("\n") + "\n", 1)
 
 _TYPE_DECL = re.compile(r"(?<![\w$])(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)")
 _IDENT = re.compile(r"(?<![\w$])[A-Za-z_$][\w$]*")
 _IMPORT = re.compile(r"^[ \t]*import\s+(?!static\b)[\w.*\s]+;[ \t]*$", re.M)
 _PACKAGE = re.compile(r"^[ \t]*package\s+[\w.]+\s*;", re.M)
+_METHOD = re.compile(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\([^;{}]*\)\s*(?:throws[^{;]*)?\{")
 _KEYWORDS = frozenset({
     "abstract", "assert", "boolean", "break", "byte", "case", "catch", "char", "class", "const",
     "continue", "default", "do", "double", "else", "enum", "extends", "final", "finally", "float",
@@ -103,12 +106,16 @@ def imports(code: str) -> str:
     return "".join(dict.fromkeys(m.group().strip() + "\n" for m in _IMPORT.finditer(code)))
 
 
+def methods(code: str) -> set[str]:
+    """The names of the methods `code` declares (a Markdown fence around it is no literal)."""
+    return set(_METHOD.findall(braces.blank(code.replace("`", " ")))) - _KEYWORDS
+
+
 def qualify_calls(tests: str, owner: str, skip: set[str]) -> str:
     """Unqualified calls in `tests` of methods it does not declare itself (`f(x)`, not `a.f(x)`
     or `new F(x)`), as calls of `owner`'s static methods: the tests' calls of the answer's."""
     blanked = braces.blank(tests)
-    own = set(re.findall(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\([^;{}]*\)\s*(?:throws[^{;]*)?\{",
-                         blanked))  # fmt: skip
+    own = set(_METHOD.findall(blanked))
     out, last = [], 0
     for m in re.finditer(r"(?<![\w$.])([A-Za-z_$][\w$]*)\s*\(", blanked):
         name = m.group(1)
@@ -121,11 +128,13 @@ def qualify_calls(tests: str, owner: str, skip: set[str]) -> str:
     return "".join(out)
 
 
-def harness(tests: str) -> tuple[str, int | None] | None:
-    """The tests as the harness: their assertion sites reporting to the seal, the seal read
-    first in main and written last, the seal's class after them; and how many sites there are.
-    None: the tests have no complete main."""
-    instrumented, count = sites.instrument(tests, SITES)
+def harness(tests: str, calls: Collection[str] = ()) -> tuple[str, int | None] | None:
+    """The tests as the harness: their calls of the answer's methods `calls` vetted (returns.py),
+    their assertion sites reporting to the seal, the seal read first in main and written last,
+    the seal's class after them; and how many sites there are. None: the tests have no complete
+    main."""
+    vetted = returns.vet_calls(tests, calls, "SandlotSeal.vet")
+    instrumented, count = sites.instrument(vetted, SITES)
     ended = braces.at_end_of_main(instrumented, "java", f"SandlotSeal.end({SEAL_VAR});")
     if ended is None:
         return None
@@ -144,12 +153,13 @@ def reserved(harness_text: str, expected: set[str]) -> list[str]:
 
 def program(
     answer: str | None, tests: str, expected: set[str], *, test_code: str | None = None,
-    **kw: Any,
+    calls: Collection[str] = (), **kw: Any,
 ) -> Program | None:  # fmt: skip
     """The split program: `answer` (a compilation unit declaring the classes `expected` of it;
     None: the program has no answer of its own to keep apart) beside `tests` (a compilation unit
-    whose main calls them). None when the tests have no main to seal."""
-    built = harness(tests)
+    whose main calls them, the methods `calls` of them among it). None when the tests have no
+    main to seal."""
+    built = harness(tests, calls)
     if built is None:
         return None
     text, count = built
@@ -172,7 +182,8 @@ def humaneval_x(row: Row, code: str, whole: bool, **kw: Any) -> Program | None:
     prompt = row["prompt"]
     expected = set(declared_types(row.get("declaration") or prompt))
     answer = code if whole else prompt + code
-    return program(answer, imports(prompt) + row["test"], expected, test_code=row["test"], **kw)
+    return program(answer, imports(prompt) + row["test"], expected, test_code=row["test"],
+                   calls=methods(row.get("declaration") or prompt), **kw)  # fmt: skip
 
 
 def multiple(prompt: str, code: str, whole: bool, tests: str, **kw: Any) -> Program | None:
@@ -198,7 +209,7 @@ def multiple(prompt: str, code: str, whole: bool, tests: str, **kw: Any) -> Prog
         harness_text = qualify_calls(f"{imports(prompt)}public class Main {{\n{rest}", owner, set())
     else:
         harness_text = imports(prompt) + tests
-    return program(answer, harness_text, expected, test_code=tests, **kw)
+    return program(answer, harness_text, expected, test_code=tests, calls=methods(prompt), **kw)
 
 
 def insert(template: str, code: str, prompt: str, **kw: Any) -> Program | None:
@@ -209,16 +220,18 @@ def insert(template: str, code: str, prompt: str, **kw: Any) -> Program | None:
     slot = template.find("#<INSERT>")
     owner = braces.enclosing_class(template, slot)
     harness_text = template.replace("#<INSERT>", "", 1)
+    calls = methods(prompt) or methods(code)
     if owner is None:
         expected = set(declared_types(prompt)) or set(_IDENT.findall(prompt))
-        return program(code, imports(code) + harness_text, expected, **kw)
+        return program(code, imports(code) + harness_text, expected, calls=calls, **kw)
     body = braces.class_body(code, owner)
     members = braces.drop_main(_without_imports(code if body is None else body), "java")
     used = set(_IDENT.findall(braces.blank(harness_text)))
     name = next((n for n in (*declared_types(code), "Problem", "Solution", "Answer")
                  if n not in used), "SandlotAnswer")  # fmt: skip
     answer = f"{imports(code)}class {name} {{\n{members}\n}}\n"
-    return program(answer, imports(code) + qualify_calls(harness_text, name, set()), {name}, **kw)
+    return program(answer, imports(code) + qualify_calls(harness_text, name, set()), {name},
+                   calls=calls, **kw)  # fmt: skip
 
 
 def cruxeval(code: str, test: str, **kw: Any) -> Program | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sandlot.executor import SEAL_FILE
-from sandlot.judge import braces, sites, splices
+from sandlot.judge import braces, returns, sites, splices
 from sandlot.judge.guard_texts import CSHARP_SITE_CHECKS
 from sandlot.judge.plans import Program
 from sandlot.languages import ANSWER_ALIAS
@@ -36,13 +36,14 @@ from sandlot.languages import SPLIT_DIR as ANSWER_DIR
 SECRET = "sandlotSecret"
 
 CSHARP_SEAL = (
-    """
+    (
+        """
 // sandlot's seal (sandlot/judge/split_managed.py): read by the tests' Main, first, into a local;
 // written at its end with the number of assertion sites that ran and held.
 static class SandlotSeal {
 """
-    + CSHARP_SITE_CHECKS
-    + """
+        + CSHARP_SITE_CHECKS
+        + """
     public static string Read() {
         try {
             var text = System.Text.Encoding.GetEncoding("ISO-8859-1")
@@ -54,6 +55,7 @@ static class SandlotSeal {
         }
     }
 
+VET
     public static void End(string secret) {
         if (secret.Length == 0) return;
         System.Console.Out.Flush();
@@ -66,7 +68,10 @@ static class SandlotSeal {
     }
 }
 """
-).replace("SEAL_FILE", SEAL_FILE)
+    )
+    .replace("SEAL_FILE", SEAL_FILE)
+    .replace("VET", returns.CSHARP_VET.strip("\n") + "\n", 1)
+)
 
 SCALA_SEAL = """
 // sandlot's seal (sandlot/judge/split_managed.py), in a package of its own: read by the tests'
@@ -95,6 +100,7 @@ object SandlotSeal {
     } catch { case _: Exception => "" }
   }
 
+VET
   def end(secret: String): Unit = {
     if (secret.nonEmpty) {
       System.out.flush()
@@ -106,7 +112,7 @@ object SandlotSeal {
   }
 }
 }
-""".replace("SEAL_FILE", SEAL_FILE)
+""".replace("SEAL_FILE", SEAL_FILE).replace("VET", returns.SCALA_VET.strip("\n") + "\n", 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,8 @@ class Managed:
     read: str
     end: str
     seal: str
+    vet: str  # the seal's function that vets a value the answer returned (returns.py)
+    vet_statements: bool  # whether it takes the value of a call that is a statement of its own
 
 
 # The tests' assertions as the seal's own checks (sites.py), named from the root, for the split
@@ -156,6 +164,8 @@ CSHARP = Managed(
     read=f"string {SECRET} = global::SandlotSeal.Read();",
     end=f"global::SandlotSeal.End({SECRET});",
     seal=CSHARP_SEAL,
+    vet="global::SandlotSeal.Vet",
+    vet_statements=False,
 )
 SCALA = Managed(
     language="scala",
@@ -172,6 +182,8 @@ SCALA = Managed(
     read=f"val {SECRET} = _root_.sandlot.SandlotSeal.read()",
     end=f"_root_.sandlot.SandlotSeal.end({SECRET})",
     seal=SCALA_SEAL,
+    vet="_root_.sandlot.SandlotSeal.vet",
+    vet_statements=True,
 )
 
 
@@ -218,7 +230,8 @@ def program(
 ) -> Program | None:
     """The split program: `answer` (a unit declaring `owner`, whose functions `called` the tests
     call unqualified) beside the harness made of `tests`. None: the tests have no entry point."""
-    built = harness(m, qualify(tests, called, m.qualified.format(owner)))
+    qualified = qualify(tests, called, m.qualified.format(owner))
+    built = harness(m, returns.vet_calls(qualified, called, m.vet, statements=m.vet_statements))
     if built is None:
         return None
     text, count = built

@@ -186,6 +186,44 @@ SHADOW_KOTLIN = (
 )
 
 
+# Values of the answer's own whose equality always holds.
+JAVA_EQUALS = (
+    "            public boolean equals(Object o) {\n                return true;\n            }\n"
+)
+JAVA_YES = "class Yes {\n" + JAVA_EQUALS + "}\n"
+JAVA_YES_LIST = "class Yes extends ArrayList<Long> {\n" + JAVA_EQUALS + "}\n"
+JAVA_NO_POSITIVES = "        return new ArrayList<Long>();\n"
+
+
+def whole_java_positive(value: str, top: str, returns: str = "ArrayList<Long>") -> str:
+    return fenced(
+        "java",
+        f"import java.util.*;\n{top}class Problem {{\n    public static {returns} "
+        f"getPositive(ArrayList<Long> l) {{\n        return {value};\n    }}\n}}\n",
+    )
+
+
+CS_EQUALS = "    public override bool Equals(object o) { return true; }\n"
+
+
+def whole_cs_palindrome(returns: str, own: str) -> str:
+    # the answer's own type first, its `}` unindented (MultiPL-E's stop tokens end a C# answer
+    # at its first `    }` line)
+    return fenced("csharp", f"using System;\nclass Problem {{\n{own}    public static {returns} "
+                  f"EvenOddPalindrome(long n) {{\n        return new Yes();\n    }}\n}}\n")
+
+
+CS_YES_STRUCT = (
+    "using System;\nusing System.Collections.Generic;\nclass Problem {\npublic struct Yes {\n"
+    "    public static bool operator ==(Yes a, bool b) { return true; }\n"
+    "    public static bool operator !=(Yes a, bool b) { return false; }\n"
+    "    public override bool Equals(object o) { return true; }\n"
+    "    public override int GetHashCode() { return 0; }\n}\n"
+    "    public static Yes HasCloseElements(List<float> numbers, float threshold) {\n"
+    "        return new Yes();\n    }\n}\n"
+)
+
+
 @dataclass(frozen=True)
 class Case:
     dataset: str
@@ -378,6 +416,47 @@ CASES = [
                 "Boolean = false\n"),
          fenced("scala", "    def hasCloseElements(numbers : List[Float], threshold : Float) : "
                 "Boolean = false\n}\n" + SCALA_SEAL_PACKAGE + "object Rest {\n")),
+    # Values whose equality lies (returns.py): every value the tests get from the answer is vetted
+    Case("multiple_java", "HumanEval_30_get_positive", "subclass_of_a_jdk_list_whose_equals_holds",
+         JAVA_NO_POSITIVES, whole_java_positive("new Yes()", JAVA_YES_LIST)),
+    Case("multiple_java", "HumanEval_30_get_positive",
+         "returns_a_type_of_its_own_equal_to_anything", JAVA_NO_POSITIVES,
+         whole_java_positive("new Yes()", JAVA_YES, "Yes")),
+    Case("multiple_java", "HumanEval_30_get_positive", "anonymous_subclass_whose_equals_holds",
+         JAVA_NO_POSITIVES,
+         "        return new ArrayList<Long>() {\n" + JAVA_EQUALS + "        };\n"),
+    Case("multiple_java", "HumanEval_107_even_odd_palindrome",
+         "tuple_holds_an_element_equal_to_anything", "        return Pair.with(0l, 0l);\n",
+         "        class Yes {\n" + JAVA_EQUALS + "        }\n"
+         "        Pair raw = Pair.with(new Yes(), new Yes());\n        return raw;\n"),
+    Case("multiple_java", "HumanEval_107_even_odd_palindrome", "proxy_element_equal_to_anything",
+         "        return Pair.with(0l, 0l);\n",
+         "        Object yes = java.lang.reflect.Proxy.newProxyInstance(Problem.class"
+         ".getClassLoader(), new Class<?>[] {Comparable.class}, (p, m, a) -> m.getName()"
+         ".equals(\"equals\") ? (Object) true : (Object) 0);\n        Pair raw = Pair.with(yes, "
+         "yes);\n        return raw;\n"),
+    Case("humaneval_x_java", "Java/5", "anonymous_subclass_whose_equals_holds",
+         "        return new ArrayList<Integer>();\n    }\n}\n",
+         "        return new ArrayList<Integer>() {\n" + JAVA_EQUALS + "        };\n    }\n}\n"),
+    Case("multiple_cs", "HumanEval_107_even_odd_palindrome",
+         "subclass_of_a_tuple_whose_equals_holds", "        return Tuple.Create(0L, 0L);\n",
+         whole_cs_palindrome("Tuple<long, long>", "public class Yes : Tuple<long, long> {\n"
+                             "    public Yes() : base(0, 0) { }\n" + CS_EQUALS + "}\n")),
+    Case("multiple_cs", "HumanEval_107_even_odd_palindrome",
+         "returns_a_type_of_its_own_equal_to_anything", "        return Tuple.Create(0L, 0L);\n",
+         whole_cs_palindrome("Yes", "public struct Yes {\n" + CS_EQUALS + "}\n")),
+    Case("multiple_cs", "HumanEval_0_has_close_elements", "struct_whose_operator_eq_holds",
+         mp(MP_CS, "csharp"), fenced("csharp", CS_YES_STRUCT)),
+    Case("multiple_scala", "HumanEval_107_even_odd_palindrome",
+         "subclass_of_a_tuple_whose_equals_holds", "        (0l, 0l)\n",
+         fenced("scala", "class Yes extends Tuple2[Long, Long](0l, 0l) {\n"
+                "    override def equals(o: Any): Boolean = true\n}\nobject Problem {\n"
+                "    def evenOddPalindrome(n : Long) : Tuple2[Long, Long] = new Yes\n}\n")),
+    Case("multiple_scala", "HumanEval_0_has_close_elements",
+         "returns_a_type_of_its_own_equal_to_anything", mp(MP_SCALA, "scala"),
+         fenced("scala", "case class Yes() {\n    override def equals(o: Any): Boolean = true\n}\n"
+                "object Problem {\n    def hasCloseElements(numbers : List[Float], threshold : "
+                "Float) : Yes = Yes()\n}\n")),
     # MBXP Kotlin (a script): an exit, and the success text printed
     Case("mbxp_v1_en", 2692, "exit_0_in_the_answer", kotlin_add_str(),
          kotlin_add_str("kotlin.system.exitProcess(0)\n")),

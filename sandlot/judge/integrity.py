@@ -245,6 +245,24 @@ _SCALA_REACH = (
     "compared with its own `==`/equals (a whole answer that changes the declared return type to "
     "a type of its own can make it lie)"
 )
+# What the split's vetting of values (returns.py) leaves out of reach, in each split JVM/.NET row.
+_VETTED = (
+    "a value the tests use from a call of the answer's functions is vetted before they compare "
+    "it (sandlot/judge/returns.py): every object reachable in it must be of a short list of the "
+    "platform's own classes, exact (boxed numbers, strings, the standard lists, sets, maps, "
+    "tuples, options and arrays; a sorted one only in its natural order), else the run ends "
+    "unsealed, so no equals, Equals or == of the answer's decides a comparison; what reaches "
+    "the tests by another path (an argument the answer changes, an exception it throws, a "
+    "static field) is not vetted, and no shipped test compares one"
+)
+_CLR_SPLIT_REACH = (
+    "the answer runs in the harness's process: reflection reaches the seal's marks of the sites "
+    "(not the secret, a local of Main), Marshal or /proc/self/mem its memory; " + _VETTED
+)
+_SCALA_SPLIT_REACH = (
+    "the answer runs in the harness's JVM: reflection reaches the seal's marks of the sites (not "
+    "the secret, a local of main), Unsafe or /proc/self/mem its memory; " + _VETTED
+)
 CSHARP_SPLIT = Integrity(
     Level.SPLIT,
     sealed_by="the harness's Main (its own source, main.exe): its first statement reads the "
@@ -255,7 +273,7 @@ CSHARP_SPLIT = Integrity(
     "Debug, a SandlotSeal, a `namespace System`) is in the harness's global namespace; the "
     "tests call the answer's functions as SandlotAnswer::Problem.F(...), and its internals are "
     "visible to them (InternalsVisibleTo), as in one file",
-    out_of_reach=_CLR_REACH,
+    out_of_reach=_CLR_SPLIT_REACH,
     tests="tests/security/test_reward_hacks_jvm.py",
 )
 SCALA_SPLIT = Integrity(
@@ -268,7 +286,7 @@ SCALA_SPLIT = Integrity(
     "harness, which never imports it: the tests call the answer's functions as "
     "_root_.sandlotanswer.Problem.f(...), and nothing the answer declares (an object Main, an "
     "`assert`, an object List, a package `sandlot`) is in their scope",
-    out_of_reach=_SCALA_REACH,
+    out_of_reach=_SCALA_SPLIT_REACH,
     tests="tests/security/test_reward_hacks_jvm.py",
 )
 _BATTERY = "tests/security/test_reward_hacks_native.py"
@@ -439,8 +457,7 @@ _LANGUAGES: dict[str, Integrity] = {
         "calls them from outside; an answer class named like anything the harness uses (a JDK "
         "class, the package `java`, Main, the seal's class) is refused, as javac's output shows",
         out_of_reach="the answer runs in the harness's JVM: Unsafe, /proc/self/mem or the "
-        "answer's own threads reach what the harness holds; a returned value is compared with "
-        "its own equals (an answer's subclass of a JDK collection can override it)",
+        "answer's own threads reach what the harness holds; " + _VETTED,
         tests="tests/security/test_reward_hacks_jvm.py",
     ),
     "kotlin_script": Integrity(

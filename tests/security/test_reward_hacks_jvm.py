@@ -18,7 +18,7 @@ from functools import cache
 import httpx
 import pytest
 
-from sandlot.judge import Datasets, sites, split_java, split_managed
+from sandlot.judge import Datasets, returns, sites, split_java, split_managed
 from sandlot.judge.crux import NotData, literal
 from sandlot.judge.families import reference
 from sandlot.languages import LANGUAGES, Registry
@@ -209,8 +209,11 @@ CS_EQUALS = "    public override bool Equals(object o) { return true; }\n"
 def whole_cs_palindrome(returns: str, own: str) -> str:
     # the answer's own type first, its `}` unindented (MultiPL-E's stop tokens end a C# answer
     # at its first `    }` line)
-    return fenced("csharp", f"using System;\nclass Problem {{\n{own}    public static {returns} "
-                  f"EvenOddPalindrome(long n) {{\n        return new Yes();\n    }}\n}}\n")
+    return fenced(
+        "csharp",
+        f"using System;\nclass Problem {{\n{own}    public static {returns} "
+        f"EvenOddPalindrome(long n) {{\n        return new Yes();\n    }}\n}}\n",
+    )
 
 
 CS_YES_STRUCT = (
@@ -742,7 +745,10 @@ def test_csharp_harness_reads_the_secret_first_calls_the_answer_by_its_alias() -
     assert text.startswith("extern alias SandlotAnswer;\n") and "class Problem" not in text
     body = text[text.index("Main(") :]
     assert body.index("string sandlotSecret = global::SandlotSeal.Read();") < body.index("Add(")
-    assert "global::SandlotSeal.Check(1, SandlotAnswer::Problem.Add(2L, 2L) == (4L))" in body
+    assert (
+        "global::SandlotSeal.Check(1, global::SandlotSeal.Vet(SandlotAnswer::Problem.Add(2L, 2L))"
+        " == (4L))" in body
+    )
     assert body.index("global::SandlotSeal.End(sandlotSecret);") > body.index("Add(2L, 2L)")
 
 
@@ -760,8 +766,9 @@ def test_scala_answer_is_in_a_package_of_its_own() -> None:
     assert name == ".sandlot_answer/answer.scala"
     assert answer.startswith("package sandlotanswer\n") and "package mine" not in answer
     assert program.tests == 1 and program.code.lstrip().startswith("import scala.math._")
-    assert "_root_.sandlot.SandlotSeal.check(0, _root_.sandlotanswer.Problem.add(1l, 2l)" in (
-        program.code
+    assert (
+        "_root_.sandlot.SandlotSeal.check(0, _root_.sandlot.SandlotSeal.vet("
+        "_root_.sandlotanswer.Problem.add(1l, 2l))" in program.code
     )
     body = program.code[program.code.index("def main(") :]
     assert body.index("val sandlotSecret = _root_.sandlot.SandlotSeal.read()") < body.index("add(")
@@ -782,6 +789,45 @@ def test_insert_calls_only_the_prompt_s_functions_from_outside() -> None:
     prompt = "```scala\nobject Main {\n    def f(x : Int) : Int = {\n```"
     program = split_managed.insert(split_managed.SCALA, template, code, prompt)
     assert program is not None and program.tests == 1
-    assert "println(_root_.sandlotanswer.Main.f(1))" in program.code  # the answer's println: no
+    # the answer's println: no
+    assert "println(_root_.sandlot.SandlotSeal.vet(_root_.sandlotanswer.Main.f(1)))" in program.code
     # a prompt that declares no function: not split (the language's own row judges it)
     assert split_managed.insert(split_managed.SCALA, template, code, "Write f.") is None
+
+
+# -- the vetting of the answer's values (returns.py) --------------------------------------------
+
+
+def test_vet_wraps_each_call_whose_value_the_tests_use() -> None:
+    tests = (
+        'Solution s = new Solution();\nList<Boolean> c = Arrays.asList(s.f(xs, "a(b"), '
+        "!new Solution().f(1).equals(List.of()));\ns.f(arr);\nif (x) s.f(arr);\n"
+        "assert Problem.f(Problem.f(1)) == 2;\nint y = FindMinSum.f(12);\n"
+        "long f(int x) { return f(x - 1); }\n"
+    )
+    got = returns.vet_calls(tests, {"f"}, "V")
+    assert 'Arrays.asList(V(s.f(xs, "a(b")), !V(new Solution().f(1)).equals(' in got
+    assert "\ns.f(arr);\nif (x) s.f(arr);\n" in got  # statements: their value is unused
+    assert "assert V(Problem.f(V(Problem.f(1)))) == 2;" in got
+    assert "int y = V(FindMinSum.f(12));" in got
+    assert "long f(int x) { return V(f(x - 1)); }" in got  # a declaration is no call
+
+
+def test_vet_wraps_qualified_and_curried_calls() -> None:
+    cs = returns.vet_calls("Debug.Assert(SandlotAnswer::Problem.F((1L)).Equals(2L));", {"F"}, "V")
+    assert cs == "Debug.Assert(V(SandlotAnswer::Problem.F((1L))).Equals(2L));"
+    scala = returns.vet_calls("_root_.sandlotanswer.Problem.g[Long](x)(y)\n", {"g"}, "V",
+                              statements=True)  # fmt: skip
+    assert scala == "V(_root_.sandlotanswer.Problem.g[Long](x)(y))\n"
+
+
+def test_every_split_harness_vets_the_answer_s_calls() -> None:
+    java = split_java.multiple("import java.util.*;\nclass Problem {\n    public static long "
+                               "add(long a, long b) {\n", "        return a + b;\n", False,
+                               "    }\n    public static void main(String[] args) {\n"
+                               "    assert(add(1l, 2l) == (3l));\n    }\n\n}\n")  # fmt: skip
+    assert java is not None and "SandlotSeal.vet(Problem.add(1l, 2l))" in java.code
+    cs, _, _ = _split(split_managed.CSHARP, CS_PROMPT, "        return a + b;\n", False, CS_TESTS)
+    assert "global::SandlotSeal.Vet(SandlotAnswer::Problem.Add(1L, 2L))" in cs.code
+    scala, _, _ = _split(split_managed.SCALA, SCALA_PROMPT, "a + b\n", False, SCALA_TESTS)
+    assert "_root_.sandlot.SandlotSeal.vet(_root_.sandlotanswer.Problem.add(1l, 2l))" in scala.code

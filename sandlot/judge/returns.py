@@ -159,26 +159,30 @@ JAVA_VET = """
     static float vet(float x) { return x; }
     static double vet(double x) { return x; }
 
-    private static final java.util.Map<String, Character> KINDS = new java.util.HashMap<>();
-    static {
+    // Immutable (Map.copyOf), in a static final field: reflection cannot widen it.
+    private static final java.util.Map<String, Character> KINDS = kinds();
+
+    private static java.util.Map<String, Character> kinds() {
+        java.util.Map<String, Character> kinds = new java.util.HashMap<>();
         for (String n : new String[] {"lang.String", "lang.Long", "lang.Integer", "lang.Short",
                 "lang.Byte", "lang.Double", "lang.Float", "lang.Boolean", "lang.Character",
                 "math.BigInteger", "math.BigDecimal", "util.OptionalInt", "util.OptionalLong",
-                "util.OptionalDouble"}) KINDS.put("java." + n, 'v');
+                "util.OptionalDouble"}) kinds.put("java." + n, 'v');
         for (String n : new String[] {"ArrayList", "LinkedList", "HashSet", "LinkedHashSet",
                 "ArrayDeque", "Vector", "Stack", "Arrays$ArrayList", "ArrayList$SubList",
                 "ImmutableCollections$List12", "ImmutableCollections$ListN",
                 "ImmutableCollections$Set12", "ImmutableCollections$SetN",
                 "Collections$EmptyList", "Collections$EmptySet", "Collections$SingletonList",
-                "Collections$SingletonSet"}) KINDS.put("java.util." + n, 'c');
-        for (String n : new String[] {"TreeSet", "PriorityQueue"}) KINDS.put("java.util." + n, 's');
+                "Collections$SingletonSet"}) kinds.put("java.util." + n, 'c');
+        for (String n : new String[] {"TreeSet", "PriorityQueue"}) kinds.put("java.util." + n, 's');
         for (String n : new String[] {"HashMap", "LinkedHashMap", "Hashtable",
                 "ImmutableCollections$Map1", "ImmutableCollections$MapN", "Collections$EmptyMap",
-                "Collections$SingletonMap"}) KINDS.put("java.util." + n, 'm');
-        KINDS.put("java.util.TreeMap", 'o');
+                "Collections$SingletonMap"}) kinds.put("java.util." + n, 'm');
+        kinds.put("java.util.TreeMap", 'o');
         for (String n : new String[] {"AbstractMap$SimpleEntry", "AbstractMap$SimpleImmutableEntry",
-                "KeyValueHolder"}) KINDS.put("java.util." + n, 'e');
-        KINDS.put("java.util.Optional", 'p');
+                "KeyValueHolder"}) kinds.put("java.util." + n, 'e');
+        kinds.put("java.util.Optional", 'p');
+        return java.util.Map.copyOf(kinds);
     }
 
     static <T> T vet(T value) {
@@ -244,6 +248,7 @@ CSHARP_VET = """
             var o = todo.Pop();
             if (!seen.Add(o)) continue;
             var t = o.GetType();
+            if (!Framework(t)) Refuse(t);
             if (t.IsPrimitive || t == typeof(string) || t == typeof(decimal)
                 || t == typeof(System.Numerics.BigInteger)) continue;
             if (t.IsArray && t.GetElementType().IsPrimitive) continue;
@@ -285,12 +290,24 @@ CSHARP_VET = """
     // A type the platform defines, whose values the vetting can see into: of the list above, or
     // an element type of it (a type parameter's argument, an array's element).
     static bool Library(System.Type t) {
+        if (!Framework(t)) return false;
         if (t.IsPrimitive || t == typeof(string) || t == typeof(decimal) || t == typeof(object)
             || t == typeof(System.Numerics.BigInteger)) return true;
         if (t.IsArray) return Library(t.GetElementType());
         if (!t.IsGenericType || !SandlotKinds.Contains(t.GetGenericTypeDefinition())) return false;
         foreach (var a in t.GetGenericArguments()) if (!Library(a)) return false;
         return true;
+    }
+
+    // A type of the framework's own assemblies (a fact of the type, which nothing changes): never
+    // the answer's assembly, nor one it made at run time.
+    static bool Framework(System.Type t) {
+        foreach (var k in new[] { typeof(object), typeof(System.Collections.Generic.LinkedList<>),
+                typeof(System.Collections.Generic.HashSet<>), typeof(System.Numerics.BigInteger),
+                typeof(System.ValueTuple<,>) }) {
+            if (t.Assembly == k.Assembly) return true;
+        }
+        return false;
     }
 
     static void Refuse(System.Type t) {

@@ -239,23 +239,29 @@ JAVA_VET = """
 """
 
 CSHARP_VET = """
-    // The answer's values, vetted before the tests use them (sandlot/judge/returns.py).
+    // The answer's values, vetted before the tests use them (sandlot/judge/returns.py). A
+    // number, bool or string returns at once; the lists below load their assemblies (System,
+    // System.Numerics) only when a value needs them.
     public static T Vet<T>(T value) {
-        var todo = new System.Collections.Generic.Stack<object>();
+        object first = value;
+        if (first != null && !(first is string) && !first.GetType().IsPrimitive) VetAll(first);
+        return value;
+    }
+
+    static void VetAll(object first) {
+        var todo = new System.Collections.Generic.List<object> { first };
         var seen = new System.Collections.Generic.HashSet<object>(SandlotSame.It);
-        if ((object)value != null) todo.Push(value);
         while (todo.Count > 0) {
-            var o = todo.Pop();
+            var o = todo[todo.Count - 1];
+            todo.RemoveAt(todo.Count - 1);
             if (!seen.Add(o)) continue;
             var t = o.GetType();
             if (!Framework(t)) Refuse(t);
-            if (t.IsPrimitive || t == typeof(string) || t == typeof(decimal)
-                || t == typeof(System.Numerics.BigInteger)) continue;
+            if (t.IsPrimitive || t == typeof(string) || t == typeof(decimal)) continue;
+            if (OtherLeaf(t)) continue;
             if (t.IsArray && t.GetElementType().IsPrimitive) continue;
             var definition = t.IsGenericType ? t.GetGenericTypeDefinition() : null;
-            if (t.IsArray ? !Library(t.GetElementType()) : !SandlotKinds.Contains(definition)) {
-                Refuse(t);
-            }
+            if (t.IsArray ? !Library(t.GetElementType()) : !Kind(definition)) Refuse(t);
             foreach (var a in t.IsArray ? new[] { t.GetElementType() } : t.GetGenericArguments()) {
                 if (!Library(a)) Refuse(t);
             }
@@ -269,32 +275,31 @@ CSHARP_VET = """
                 if (!object.ReferenceEquals(used, standard.GetValue(null, null))) Refuse(t);
             }
             if (o is System.Collections.IEnumerable) {
-                foreach (var e in (System.Collections.IEnumerable)o) if (e != null) todo.Push(e);
+                foreach (var e in (System.Collections.IEnumerable)o) if (e != null) todo.Add(e);
                 continue;
             }
             var flags = System.Reflection.BindingFlags.Public
                 | System.Reflection.BindingFlags.Instance;
             foreach (var f in t.GetFields(flags)) {
                 var v = f.GetValue(o);
-                if (v != null) todo.Push(v);
+                if (v != null) todo.Add(v);
             }
             foreach (var p in t.GetProperties(flags)) {
                 if (p.GetIndexParameters().Length > 0) continue;
                 var v = p.GetValue(o, null);
-                if (v != null) todo.Push(v);
+                if (v != null) todo.Add(v);
             }
         }
-        return value;
     }
 
-    // A type the platform defines, whose values the vetting can see into: of the list above, or
-    // an element type of it (a type parameter's argument, an array's element).
+    // A type the platform defines, whose values the vetting can see into: of the lists below,
+    // or an element type of it (a type parameter's argument, an array's element).
     static bool Library(System.Type t) {
         if (!Framework(t)) return false;
         if (t.IsPrimitive || t == typeof(string) || t == typeof(decimal) || t == typeof(object)
-            || t == typeof(System.Numerics.BigInteger)) return true;
+            || OtherLeaf(t)) return true;
         if (t.IsArray) return Library(t.GetElementType());
-        if (!t.IsGenericType || !SandlotKinds.Contains(t.GetGenericTypeDefinition())) return false;
+        if (!t.IsGenericType || !Kind(t.GetGenericTypeDefinition())) return false;
         foreach (var a in t.GetGenericArguments()) if (!Library(a)) return false;
         return true;
     }
@@ -302,12 +307,18 @@ CSHARP_VET = """
     // A type of the framework's own assemblies (a fact of the type, which nothing changes): never
     // the answer's assembly, nor one it made at run time.
     static bool Framework(System.Type t) {
-        foreach (var k in new[] { typeof(object), typeof(System.Collections.Generic.LinkedList<>),
-                typeof(System.Collections.Generic.HashSet<>), typeof(System.Numerics.BigInteger),
-                typeof(System.ValueTuple<,>) }) {
-            if (t.Assembly == k.Assembly) return true;
-        }
-        return false;
+        return t.Assembly == typeof(object).Assembly
+            || System.Array.IndexOf(SandlotOtherKinds.Assemblies, t.Assembly) >= 0;
+    }
+
+    static bool OtherLeaf(System.Type t) {
+        return t.Assembly != typeof(object).Assembly
+            && System.Array.IndexOf(SandlotOtherKinds.Leaves, t) >= 0;
+    }
+
+    static bool Kind(System.Type definition) {
+        return definition != null && (System.Array.IndexOf(SandlotCoreKinds.All, definition) >= 0
+            || System.Array.IndexOf(SandlotOtherKinds.All, definition) >= 0);
     }
 
     static void Refuse(System.Type t) {
@@ -318,25 +329,37 @@ CSHARP_VET = """
         System.Environment.Exit(134);
     }
 
-    static readonly System.Collections.Generic.HashSet<System.Type> SandlotKinds =
-        new System.Collections.Generic.HashSet<System.Type> {
-            typeof(System.Collections.Generic.List<>), typeof(System.Collections.Generic.HashSet<>),
+    // The kinds of mscorlib, then those of other assemblies, each list made at its first use.
+    static class SandlotCoreKinds {
+        internal static readonly System.Type[] All = {
+            typeof(System.Collections.Generic.List<>),
             typeof(System.Collections.Generic.Dictionary<,>),
-            typeof(System.Collections.Generic.SortedDictionary<,>),
-            typeof(System.Collections.Generic.SortedSet<>),
-            typeof(System.Collections.Generic.LinkedList<>),
-            typeof(System.Collections.Generic.Queue<>),
-            typeof(System.Collections.Generic.Stack<>),
             typeof(System.Collections.Generic.KeyValuePair<,>), typeof(System.Nullable<>),
             typeof(System.Tuple<>), typeof(System.Tuple<,>), typeof(System.Tuple<,,>),
             typeof(System.Tuple<,,,>), typeof(System.Tuple<,,,,>), typeof(System.Tuple<,,,,,>),
             typeof(System.Tuple<,,,,,,>), typeof(System.Tuple<,,,,,,,>),
             typeof(System.ValueTuple<>), typeof(System.ValueTuple<,>),
-            typeof(System.ValueTuple<,,>),
-            typeof(System.ValueTuple<,,,>), typeof(System.ValueTuple<,,,,>),
-            typeof(System.ValueTuple<,,,,,>), typeof(System.ValueTuple<,,,,,,>),
-            typeof(System.ValueTuple<,,,,,,,>),
+            typeof(System.ValueTuple<,,>), typeof(System.ValueTuple<,,,>),
+            typeof(System.ValueTuple<,,,,>), typeof(System.ValueTuple<,,,,,>),
+            typeof(System.ValueTuple<,,,,,,>), typeof(System.ValueTuple<,,,,,,,>),
         };
+    }
+
+    static class SandlotOtherKinds {
+        internal static readonly System.Type[] All = {
+            typeof(System.Collections.Generic.HashSet<>),
+            typeof(System.Collections.Generic.SortedDictionary<,>),
+            typeof(System.Collections.Generic.SortedSet<>),
+            typeof(System.Collections.Generic.LinkedList<>),
+            typeof(System.Collections.Generic.Queue<>), typeof(System.Collections.Generic.Stack<>),
+        };
+        internal static readonly System.Type[] Leaves = { typeof(System.Numerics.BigInteger) };
+        internal static readonly System.Reflection.Assembly[] Assemblies = {
+            typeof(System.Collections.Generic.HashSet<>).Assembly,
+            typeof(System.Collections.Generic.LinkedList<>).Assembly,
+            typeof(System.Numerics.BigInteger).Assembly, typeof(System.ValueTuple<,>).Assembly,
+        };
+    }
 
     sealed class SandlotSame : System.Collections.Generic.IEqualityComparer<object> {
         public static readonly SandlotSame It = new SandlotSame();
@@ -349,15 +372,15 @@ CSHARP_VET = """
 
 SCALA_VET = """
   // The answer's values, vetted before the tests use them (sandlot/judge/returns.py).
-  private val leaves = Set("java.lang.String", "java.lang.Long", "java.lang.Integer",
+  private lazy val leaves = Set("java.lang.String", "java.lang.Long", "java.lang.Integer",
     "java.lang.Short", "java.lang.Byte", "java.lang.Double", "java.lang.Float",
     "java.lang.Boolean", "java.lang.Character", "java.math.BigInteger", "java.math.BigDecimal",
     "scala.runtime.BoxedUnit", "scala.math.BigInt", "scala.math.BigDecimal", "scala.None$",
     "scala.collection.immutable.Nil$", "scala.collection.immutable.Range",
     "scala.collection.immutable.Range$Inclusive")
-  private val products = ((1 to 22).map("scala.Tuple" + _) ++ Seq("scala.Some",
+  private lazy val products = ((1 to 22).map("scala.Tuple" + _) ++ Seq("scala.Some",
     "scala.collection.immutable.$colon$colon", "scala.util.Left", "scala.util.Right")).toSet
-  private val collections = Set("Vector", "List", "HashMap", "HashMap$HashMap1",
+  private lazy val collections = Set("Vector", "List", "HashMap", "HashMap$HashMap1",
     "HashMap$HashTrieMap", "HashMap$HashMapCollision1", "HashMap$EmptyHashMap$", "Map$Map1",
     "Map$Map2", "Map$Map3", "Map$Map4", "Map$EmptyMap$", "ListMap", "ListMap$Node",
     "ListMap$EmptyListMap$", "HashSet", "HashSet$HashSet1", "HashSet$HashTrieSet",

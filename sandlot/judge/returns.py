@@ -81,10 +81,10 @@ def _call_end(blanked: str, at: int) -> int | None:
         if j >= len(blanked) or blanked[j] not in "(<[" or (blanked[j] == "<" and seen):
             return i if seen else None
         if blanked[j] == "<":
-            close = blanked.find(">", j)
-            if close < 0 or re.search(r"[;(){}]", blanked[j:close]):
+            angle = blanked.find(">", j)
+            if angle < 0 or re.search(r"[;(){}]", blanked[j:angle]):
                 return None
-            i = close + 1
+            i = angle + 1
             continue
         close = braces.matching(blanked, j)
         if close is None:
@@ -108,10 +108,10 @@ def _receiver_start(blanked: str, at: int) -> int:
         while j >= 0 and blanked[j] in " \t\n":
             j -= 1
         if j >= 0 and blanked[j] in ")]":
-            j = _opening(blanked, j)
-            if j is None:
+            opening = _opening(blanked, j)
+            if opening is None:
                 return start
-            j -= 1
+            j = opening - 1
             while j >= 0 and blanked[j] in " \t\n":
                 j -= 1
         k = j

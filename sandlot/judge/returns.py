@@ -146,8 +146,9 @@ def _is_statement(blanked: str, start: int, end: int) -> bool:
     )
 
 
-# The refusal: the reason on stderr, then the process ends at once with status 1 (no handler or
-# hook of the answer's can catch it, and the seal is never written).
+# The refusal: the reason on stderr, then the process ends at once with status 1 (134 in C#, as a
+# failed Debug.Assert; no handler or hook of the answer's can catch it, and the seal is never
+# written).
 JAVA_VET = """
     // The answer's values, vetted before the tests use them (sandlot/judge/returns.py).
     static boolean vet(boolean x) { return x; }

@@ -279,25 +279,31 @@ class Judge:
         return result
 
     def dataset_integrity(self, name: str) -> dict[str, Integrity]:
-        """Each language of a dataset and its class: the language a row's reference solution is
-        assembled into (multi-language datasets), else the dataset's own."""
+        """Each language of a dataset and its class, as a request with the default config gets
+        it: that of the first row's reference solution in each language it is assembled into
+        (a Python problem whose tests only call the answer is split), else the dataset's own."""
         spec = self.datasets.spec(name)
         cached = self._integrity.get(spec.name)
         if cached is not None:
             return cached
         out: dict[str, Integrity] = {}
         whole = spec.family.integrity.whole  # the same whatever the row's language
-        if spec.language is not None:
-            out[spec.language] = lookup(spec.language, spec.integrity, spec.family.integrity)
-        elif whole is not None:
+        if whole is not None and spec.language is None:
             out["*"] = whole
         else:
             cfg = JudgeConfig()
             for row in self.datasets.get(spec.name).rows:
                 completion = reference(spec.family, row)
                 job = self.assemble(spec, row, completion, cfg).job if completion else None
-                if job is not None and job.language not in out:
-                    out[self.resolve_language(job.language)] = self.integrity(spec, job)
+                if job is None:
+                    continue
+                language = self.resolve_language(job.language)
+                if language not in out:
+                    out[language] = self.integrity(spec, job, split=split(cfg))
+                    if spec.language is not None:
+                        break  # one language: its first row says it
+            if spec.language is not None and spec.language not in out:
+                out[spec.language] = lookup(spec.language, spec.integrity, spec.family.integrity)
         self._integrity[spec.name] = out
         return out
 

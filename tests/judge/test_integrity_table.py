@@ -95,7 +95,7 @@ def test_v1_datasets_over_http_and_strict_refuses_an_unsealed_family(server: Ser
     with httpx.Client(base_url=server.url, timeout=300) as api:
         listed = {d["name"]: d for d in api.get("/v1/datasets").json()}
         assert listed["verilogeval_human"]["integrity"] == "split"
-        assert listed["humaneval_python"]["languages"]["python"]["integrity"] == "in-process"
+        assert listed["humaneval_python"]["languages"]["python"]["integrity"] == "split"
         assert listed["humanevalds_v1_en"]["integrity"] == "unsealed"  # its julia rows
         # a julia row: refused under strict whether or not julia is installed here
         body = {"dataset": "humanevalds_v1_en", "id": 470, "completion": "```julia\nx\n```"}

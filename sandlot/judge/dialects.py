@@ -54,10 +54,30 @@ AiderBuilder = Callable[[Row, str, Extracted], Assembled]
 
 @dataclass(frozen=True, slots=True)
 class Split:
-    """A language's split (split_<language>.py; the native languages' in split/): for each
-    family, the program in which the answer is a compilation unit of its own and the harness,
-    which owns the entry point and the seal, calls it from outside (None: these tests have no
-    main to seal, or cannot be split; a text: why the answer is refused before it runs)."""
+    """A compiled language's split (split_java.py, split_managed.py; the native languages' in
+    split/): for each family, the program in which the answer is a compilation unit of its own
+    and the harness, which owns the entry point and the seal, calls it from outside (None: these
+    tests have no main to seal, or cannot be split; a text: why the answer is refused before it
+    runs).
+
+    It keeps the answer apart from its tests, as a scripting language's harness
+    (`Dialect.script`) does, but it is not the same mechanism, for three reasons:
+
+    - it takes the family's row as the family holds it (one entry per family) because the
+      harness must declare what it calls of the answer, typed as the dataset declares it (a
+      prompt's signature, an `#<INSERT>` table's code block): a script harness takes only the
+      answer's text and the tests' text, which the family cuts as it would paste them into one
+      program, because its language binds the tests' calls to the answer's names when it runs;
+    - its program is two units that the executor builds apart and links once it has checked the
+      answer's symbols (Program.harness, Program.apart; sandlot/executor/split.py), and the
+      families' split integrity rows hold for such programs only; a script harness's run is one
+      program in one process, of its language's in-process row;
+    - it may decline (the family then pastes one program, sealed by the language's guard) or
+      refuse the answer; a script harness always makes the run.
+
+    A script harness is the sibling of the guard (guards.py: `join` beside `guard_end` and
+    `with_start`): both seal a program whose text the family made; a split makes the program.
+    """
 
     # (row, answer's code, whether it is a whole solution, **program fields)
     humaneval_x: Callable[..., Program | str | None]
@@ -81,11 +101,12 @@ class Dialect:
     # split the answer from the tests; a CRUXEval answer is read by Python's parser (crux.py).
     python_driver: bool = False
     guard: ScriptGuard | MainGuard | None = None
-    # The answer kept apart from its tests, where the language has a split: it replaces the
-    # family's splicing below, and seals the program itself.
+    # A compiled language's split (Split: why it is not `script`): the answer compiled apart
+    # from its tests; it replaces the family's splicing below, and seals the program itself.
     split: Split | None = None
-    # A scripting language's harness (sandlot/judge/scripts/): (answer, tests) -> the run, in
-    # which the answer is its own file (or script) and the tests' assertion sites are counted.
+    # A scripting language's harness (sandlot/judge/scripts/, through guards.join): (the answer's
+    # text, the tests' text, as the family cut them) -> the run, in which the answer is its own
+    # file (or script), loaded apart, and the tests' assertion sites are counted.
     script: Callable[[str, str], Joined] | None = None
     # What the test framework prints when a test fails though it exits 0.
     fail_markers: tuple[bytes, ...] = ()

@@ -4,15 +4,17 @@ the program that judges it, the row's reference answer, and what else the family
 A dataset (datasets.py) names its family; the judge asks the family, never its name. The name is
 what the wire and the docs' integrity table say. Adding a family is one row here, its prompt
 builder in prompts.py and its assembler (assemble.py; which extracts the answer, puts it with the
-tests, and sets the program's harness, seal and post-checks), the integrity rows of the languages
-it judges differently from their own (their texts in integrity.py), plus its tests.
+tests, and builds the program's harness and seal as the row's `harness` says, and its
+post-checks), the integrity rows of the languages it judges differently from their own (their
+texts in integrity.py), plus its tests.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from sandlot.judge import assemble, assemble_multi, prompts, repobench
@@ -49,6 +51,24 @@ def _canonical(row: Row, mode: str) -> str | None:
     return value if isinstance(value, str) else (json.dumps(value) if value else None)
 
 
+class Harness(StrEnum):
+    """What runs a family's tests around the answer and writes the seal. Its row says which; its
+    assembler builds it (test_families.py holds every shipped row's program to the row)."""
+
+    # The executor's Python driver: it compiles the answer on its own, runs the tests' text
+    # after it (the row's, or a harness of the family's from harnesses.py) and seals at its end.
+    PYTHON_DRIVER = "python-driver"
+    # The answer's language's row (dialects.py): its split, script harness, guard in the tests'
+    # text or driver, its test framework's hook, or nothing where it has none.
+    LANGUAGE = "language"
+    # The test framework's hook (sandlot's pytest plugin, JUnit's listener), whose count the
+    # judge holds against the tests' text.
+    FRAMEWORK = "framework"
+    # Nothing in the box: the judge reads the verdict outside it (each case's output, a
+    # testbench's summary line, a line compared token by token).
+    OUTSIDE = "outside"
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Family:
     name: str  # as the wire and the integrity table name it
@@ -56,6 +76,8 @@ class Family:
     # (row, completion, config, the dataset's params) -> the program: the answer extracted,
     # put with the tests, with its harness, seal and post-checks (assemble.py)
     assemble: Builder
+    # What runs its tests around the answer and seals; every row says it.
+    harness: Harness = field(kw_only=True)
     # (row, mode) -> the row's reference solution as a completion, where the data has one
     reference: Callable[[Row, str], str | None] = _canonical
     # Each problem is asked once per mode (CRUXEval: from its output, the input, and the other
@@ -90,37 +112,46 @@ def _insert_reference(row: Row, mode: str) -> str | None:
 
 
 SPLIT = SPLIT_NATIVE | SPLIT_MANAGED  # the compiled languages whose answers are built apart
-HUMANEVAL = Family("humaneval", prompts.humaneval, assemble.build_humaneval)
-MULTIPLE = Family(
-    "multiple", prompts.humaneval, assemble_multi.build_multiple, integrity=ByLanguage(apart=SPLIT)
-)
+# the rows below read as a table
+DRIVER, LANGUAGE = Harness.PYTHON_DRIVER, Harness.LANGUAGE
+FRAMEWORK, OUTSIDE = Harness.FRAMEWORK, Harness.OUTSIDE
+HUMANEVAL = Family("humaneval", prompts.humaneval, assemble.build_humaneval, harness=DRIVER)
+MULTIPLE = Family("multiple", prompts.humaneval, assemble_multi.build_multiple, harness=LANGUAGE,
+                  integrity=ByLanguage(apart=SPLIT))  # fmt: skip
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     HUMANEVAL,
-    Family("humaneval_x", prompts.humaneval, assemble_multi.build_humaneval_x,
+    Family("humaneval_x", prompts.humaneval, assemble_multi.build_humaneval_x, harness=LANGUAGE,
            integrity=ByLanguage(apart=SPLIT_NATIVE)),
     MULTIPLE,
-    Family("mbpp", prompts.mbpp, assemble.build_mbpp,
+    Family("mbpp", prompts.mbpp, assemble.build_mbpp, harness=DRIVER,
            reference=lambda row, mode: row.get("code") or row.get("canonical_solution")),
-    Family("cruxeval", prompts.cruxeval, assemble.build_cruxeval, reference=_cruxeval_reference,
-           modes=("input", "output"), default_mode="output",
+    # Python's rows by the driver, CRUXEval-X's by their languages'
+    Family("cruxeval", prompts.cruxeval, assemble.build_cruxeval, harness=LANGUAGE,
+           reference=_cruxeval_reference, modes=("input", "output"), default_mode="output",
            integrity=ByLanguage({"*": CRUXEVAL})),
-    Family("mhpp", prompts.mhpp, assemble.build_mhpp),
-    Family("palmath", prompts.content, assemble.build_palmath, reference=_palmath_reference),
-    Family("insert", prompts.insert, assemble.build_insert, reference=_insert_reference,
+    Family("mhpp", prompts.mhpp, assemble.build_mhpp, harness=DRIVER),
+    Family("palmath", prompts.content, assemble.build_palmath, harness=DRIVER,
+           reference=_palmath_reference),
+    Family("insert", prompts.insert, assemble.build_insert, harness=LANGUAGE,
+           reference=_insert_reference,
            integrity=ByLanguage({"python": INSERT_PYTHON}, apart=SPLIT)),
-    Family("ncb", prompts.content, assemble.build_ncb,
+    Family("ncb", prompts.content, assemble.build_ncb, harness=FRAMEWORK,
            integrity=ByLanguage({"pytest": NCB_PYTEST})),
-    Family("verilog", prompts.verilog, assemble.build_verilog,
+    Family("verilog", prompts.verilog, assemble.build_verilog, harness=OUTSIDE,
            integrity=ByLanguage({"verilog": VERILOG})),
-    Family("lcb", prompts.lcb, assemble.build_lcb),
-    Family("stdio", prompts.stdio, assemble.build_stdio, integrity=ByLanguage({"*": OUTPUT})),
-    Family("aider", prompts.aider, assemble_multi.build_aider,
+    Family("lcb", prompts.lcb, assemble.build_lcb, harness=DRIVER),
+    Family("stdio", prompts.stdio, assemble.build_stdio, harness=OUTSIDE,
+           integrity=ByLanguage({"*": OUTPUT})),
+    Family("aider", prompts.aider, assemble_multi.build_aider, harness=LANGUAGE,
            reference=lambda row, mode: assemble_multi.reference_completion(row),
            integrity=ByLanguage({"catch2": AIDER_CATCH2, "jest": AIDER_JEST,
                                  "pytest": AIDER_PYTEST},
                                 apart={"rust": AIDER_RUST, "go_test": AIDER_GO_TEST})),
-    Family("user", prompts.given, assemble.build_user, row_problem=assemble.user_row_problem),
-    Family("repobench", prompts.given, repobench.build,
+    # a row's stdin cases are read outside; a row's test runs after the answer, in python
+    # under the driver, else judged on its exit
+    Family("user", prompts.given, assemble.build_user, harness=LANGUAGE,
+           row_problem=assemble.user_row_problem),
+    Family("repobench", prompts.given, repobench.build, harness=OUTSIDE,
            reference=lambda row, mode: row["next_line"], integrity=ByLanguage({"*": REPOBENCH})),
 )}  # fmt: skip
 

@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from sandlot.judge import Datasets
-from sandlot.judge.datasets import BUILTIN, CLASS_FAMILIES
+from sandlot.judge.checkers import Checker
+from sandlot.judge.datasets import BUILTIN, CLASS_FAMILIES, DatasetSpec
+from sandlot.judge.dialects import dialect
 from sandlot.judge.engine import Judge
-from sandlot.judge.families import FAMILIES, Family
-from sandlot.judge.plans import JudgeConfig, Program
+from sandlot.judge.families import FAMILIES, Family, Harness, reference
+from sandlot.judge.plans import JudgeConfig, Program, StdioJob
 from sandlot.languages import LANGUAGES, Registry
 
 REGISTRY = Registry(LANGUAGES, "/opt/sandlot")
@@ -135,3 +137,55 @@ def test_a_user_row_in_python_or_its_alias_is_a_python_program(tmp_path: Path, n
     bash = {**row, "language": "bash"}
     control = judge.assemble(spec, bash, "```bash\necho 1\n```", JudgeConfig())
     assert control.job is not None and control.job.language == "bash"
+
+
+JUDGE = Judge(Datasets(REGISTRY), executor=lambda: None)  # type: ignore[arg-type,return-value]
+
+
+def _fits(harness: Harness, job: Program | StdioJob, spec: DatasetSpec) -> bool:
+    """Whether an assembled job is run and sealed the way its family's row says."""
+    outside = isinstance(job, StdioJob) or not JUDGE.integrity(spec, job).by_seal
+    if harness is Harness.OUTSIDE:
+        return outside
+    if outside:  # a user row's stdin cases: read outside, whatever the language
+        return harness is Harness.LANGUAGE
+    language = JUDGE.resolve_language(job.language)
+    if harness is Harness.PYTHON_DRIVER:
+        return dialect(language).python_driver and job.seal and job.tests_at is not None
+    if harness is Harness.FRAMEWORK:
+        return REGISTRY.get(language).guard is not None
+    return True  # Harness.LANGUAGE: its language's row decides
+
+
+@pytest.mark.parametrize("name", sorted(Datasets(REGISTRY).names()))
+def test_every_shipped_row_is_run_and_sealed_as_its_family_row_says(name: str) -> None:
+    spec = JUDGE.datasets.spec(name)
+    family = spec.family
+    for row in JUDGE.datasets.get(name).rows:
+        for mode in family.modes or ("",):
+            # stdin problems of any language are judged here in Python
+            cfg = JudgeConfig(language="python" if family is FAMILIES["stdio"] else None,
+                              extra={"mode": mode} if mode else {})  # fmt: skip
+            completion = reference(family, row, mode or "output") or ""
+            job = JUDGE.assemble(spec, row, completion, cfg).job
+            if job is not None:
+                assert _fits(family.harness, job, spec), (name, row.get(spec.id_field), job)
+
+
+@pytest.mark.parametrize(
+    ("harness", "job", "fits"),
+    [
+        (Harness.PYTHON_DRIVER, Program("python", "pass\n", "pass\n", seal=True, tests_at=0), True),
+        (Harness.PYTHON_DRIVER, Program("python", "pass\n", "pass\n"), False),  # unsealed
+        (Harness.PYTHON_DRIVER, Program("bash", "true\n", "true\n", seal=True, tests_at=0), False),
+        (Harness.FRAMEWORK, Program("pytest", "", ""), True),
+        (Harness.FRAMEWORK, Program("cpp", "", ""), False),
+        (Harness.OUTSIDE, Program("python", "pass\n", "pass\n", seal=True, tests_at=0), False),
+        (Harness.OUTSIDE, StdioJob("python", "pass\n", [], Checker.parse("whitespace")), True),
+        (Harness.PYTHON_DRIVER, StdioJob("python", "", [], Checker.parse("whitespace")), False),
+    ],
+)
+def test_a_job_that_does_not_fit_its_harness_is_found(
+    harness: Harness, job: Program | StdioJob, fits: bool
+) -> None:
+    assert _fits(harness, job, Datasets(REGISTRY).spec("humaneval_python")) is fits

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import types
 from pathlib import Path
 
@@ -251,8 +252,12 @@ FACES: dict[str, list[str]] = {
         "get_session_file",
         "get_snapshot",
         "interrupt_session",
+        "language_names",
+        "language_of_file",
+        "language_row",
         "list_sessions",
         "list_snapshots",
+        "probed_languages",
         "problem_ids",
         "prompt_by_id",
         "prompts",
@@ -269,6 +274,7 @@ FACES: dict[str, list[str]] = {
         "run_tests",
         "served_repo",
         "served_repo_tests",
+        "session_language_names",
         "sessions_full",
         "snapshot_session",
         "submit",
@@ -423,3 +429,37 @@ def test_no_layer_imports_another_layers_private_names():
                         private += [f"{path.relative_to(ROOT)}:{node.lineno}: {a.name}"
                                     for a in node.names if a.name.startswith("_")]  # fmt: skip
     assert private == []
+
+
+# The faces that receive requests (routes, commands, the MCP tools, the Ray actor) ask the
+# Service's use cases (sandlot/usecases/) and never take its parts to use them themselves.
+REQUEST_FACES = ("sandlot/api", "sandlot/cli", "sandlot/mcp", "sandlot/cluster.py")
+REACH_THROUGH = re.compile(
+    r"service\.(judge|repos|coder|registry|jail|executor|sessions)\.|service\.require_[a-z_]+\(\)"
+)
+
+
+def reach_throughs(paths: list[Path]) -> list[str]:
+    return [
+        f"{path.name}:{n}: {line.strip()}"
+        for path in paths
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if REACH_THROUGH.search(line)
+    ]
+
+
+def test_no_request_face_reaches_through_the_service():
+    paths = []
+    for name in REQUEST_FACES:
+        where = ROOT / name
+        paths += sorted(where.rglob("*.py")) if where.is_dir() else [where]
+    assert paths and reach_throughs(paths) == []
+
+
+def test_a_reach_through_is_caught(tmp_path):
+    # The control: what the faces did before their use cases, one line per kind of reach, and
+    # a setting, which a face may read.
+    lines = ["service.registry.names", "service.require_executor()", "service.judge.datasets"]
+    face = tmp_path / "face.py"
+    face.write_text("\n".join([*lines, "service.config.run_timeout"]) + "\n")
+    assert [r.split(": ", 1)[1] for r in reach_throughs([face])] == lines

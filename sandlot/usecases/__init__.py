@@ -28,6 +28,13 @@ if TYPE_CHECKING:
         prompts,
         submit,
     )
+    from sandlot.usecases.languages import (
+        language_names,
+        language_of_file,
+        language_row,
+        probed_languages,
+        session_language_names,
+    )
     from sandlot.usecases.repos import remove_repo_env, repo_envs, repo_task, served_repo
     from sandlot.usecases.running import repo_tests, run, run_batch, run_tests
     from sandlot.usecases.sessions import (
@@ -71,6 +78,11 @@ __getattr__ = lazy(
         "prompt_by_id": "sandlot.usecases.judging",
         "prompts": "sandlot.usecases.judging",
         "submit": "sandlot.usecases.judging",
+        "language_row": "sandlot.usecases.languages",
+        "language_names": "sandlot.usecases.languages",
+        "language_of_file": "sandlot.usecases.languages",
+        "probed_languages": "sandlot.usecases.languages",
+        "session_language_names": "sandlot.usecases.languages",
         "remove_repo_env": "sandlot.usecases.repos",
         "repo_envs": "sandlot.usecases.repos",
         "repo_task": "sandlot.usecases.repos",
@@ -124,8 +136,12 @@ __all__ = [
     "get_session_file",
     "get_snapshot",
     "interrupt_session",
+    "language_names",
+    "language_of_file",
+    "language_row",
     "list_sessions",
     "list_snapshots",
+    "probed_languages",
     "problem_ids",
     "prompt_by_id",
     "prompts",
@@ -142,6 +158,7 @@ __all__ = [
     "run_tests",
     "served_repo",
     "served_repo_tests",
+    "session_language_names",
     "sessions_full",
     "snapshot_session",
     "submit",

@@ -1,6 +1,8 @@
 """Public faces: each layer's package `__init__` lists in `__all__` what other layers may
 import from it, FACES pins those lists, and no module of sandlot (nor an example or script)
-imports another layer's modules past its face. Imports within one layer are free.
+imports another layer's modules past its face. Imports within one layer are free; between
+layers they go one way only: no two of sandlot's top-level packages and modules import each other,
+even through others, nor lazily, nor for type checking alone.
 
 A face changes on purpose: add or drop its name in FACES in the commit that needs it. A face
 whose names are imported on first use (sandlot/faces.py) must offer each from the module its
@@ -13,7 +15,9 @@ measure the rooms behind the faces, which no other layer sees.
 from __future__ import annotations
 
 import ast
+import graphlib
 import importlib
+import itertools
 import re
 import types
 from pathlib import Path
@@ -27,24 +31,7 @@ CALLERS = ("sandlot", "examples", "scripts")
 # faces:start
 # Written by the faces rewrite (kept outside the repository); edit by hand after that.
 FACES: dict[str, list[str]] = {
-    "api": [
-        "code_request",
-        "create_app",
-        "dataset_infos",
-        "eval_result",
-        "execute_response",
-        "fork_response",
-        "grade",
-        "info",
-        "judge_config",
-        "owner",
-        "response",
-        "serve",
-        "snapshot_info",
-        "tenant_of",
-        "test_cases",
-        "test_response",
-    ],
+    "api": ["create_app", "serve"],
     "cli": ["app"],
     "client": [
         "DEFAULT_URL",
@@ -83,6 +70,26 @@ FACES: dict[str, list[str]] = {
         "run_files",
         "run_task",
         "run_tests",
+    ],
+    "convert": [
+        "code_request",
+        "dataset_infos",
+        "decode_base64",
+        "decode_files",
+        "eval_result",
+        "execute_response",
+        "fork_response",
+        "grade_fields",
+        "judge_config",
+        "jupyter_response",
+        "repository",
+        "run_limits",
+        "run_response",
+        "session_info",
+        "session_run_response",
+        "snapshot_info",
+        "test_cases",
+        "test_response",
     ],
     "docgen": [],
     "executor": [
@@ -463,3 +470,62 @@ def test_a_reach_through_is_caught(tmp_path):
     face = tmp_path / "face.py"
     face.write_text("\n".join([*lines, "service.config.run_timeout"]) + "\n")
     assert [r.split(": ", 1)[1] for r in reach_throughs([face])] == lines
+
+
+def layer_imports(package: Path) -> dict[str, dict[str, str]]:
+    """Which of `package`'s top-level packages and modules each one imports, anywhere in its
+    files (in a function, under TYPE_CHECKING): layer -> {layer it imports: the first place}."""
+    name = package.name
+    graph: dict[str, dict[str, str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).with_suffix("").parts
+        me = parts[0]
+        graph.setdefault(me, {})
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module == name:
+                targets = [f"{name}.{a.name}" for a in node.names]  # from sandlot import usecases
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                targets = [node.module]
+            else:
+                continue
+            for target in targets:
+                top = target.split(".")
+                if top[0] == name and len(top) > 1 and top[1] != me:
+                    where = f"{path.relative_to(package.parent)}:{node.lineno}"
+                    graph[me].setdefault(top[1], where)
+    return graph
+
+
+def layer_cycle(package: Path) -> list[str]:
+    """One cycle of imports between `package`'s layers, each step with where it is; [] if none."""
+    graph = layer_imports(package)
+    try:
+        graphlib.TopologicalSorter({k: set(v) for k, v in graph.items()}).prepare()
+    except graphlib.CycleError as exc:
+        cycle = exc.args[1]  # [a, b, ..., a]: each imported by the one after it
+        return [f"{b} imports {a} ({graph[b][a]})" for a, b in itertools.pairwise(cycle)]
+    return []
+
+
+def test_no_two_layers_import_each_other():
+    assert layer_cycle(PACKAGE) == []
+
+
+def test_a_cycle_between_layers_is_caught(tmp_path):
+    # The control: `low` imports `high` lazily inside a function, as api and mcp once did; the
+    # same package without that import has no cycle.
+    pkg = tmp_path / "pkg"
+    for layer in ("high", "low", "mid"):
+        (pkg / layer).mkdir(parents=True)
+        (pkg / layer / "__init__.py").write_text("")
+    (pkg / "high" / "face.py").write_text("from pkg.mid import thing\n")
+    (pkg / "mid" / "thing.py").write_text("from pkg import low\n")
+    assert layer_cycle(pkg) == []
+    (pkg / "low" / "late.py").write_text("def f():\n    from pkg.high import face\n")
+    assert sorted(layer_cycle(pkg)) == [
+        "high imports mid (pkg/high/face.py:1)",
+        "low imports high (pkg/low/late.py:2)",
+        "mid imports low (pkg/mid/thing.py:1)",
+    ]

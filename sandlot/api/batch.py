@@ -15,9 +15,9 @@ from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
-from sandlot.api.convert import decode_files, run_limits
 from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
+from sandlot.convert import decode_files, run_limits
 from sandlot.errors import TooLarge
 from sandlot.executor import TestCase
 from sandlot.judge import ItemResult, RewardItem, check_size

@@ -64,7 +64,7 @@ def run(
     config: ConfigOpt = None,
 ) -> None:
     """Run a file through the engine on this machine (no server needed)."""
-    from sandlot.api import response
+    from sandlot.convert import run_response
     from sandlot.executor import CodeRequest
     from sandlot.service import Service
     from sandlot.usecases import language_of_file, language_row
@@ -87,7 +87,7 @@ def run(
             raise fail(str(exc)) from None
     finally:
         service.close()
-    body = response(result)
+    body = run_response(result)
     if as_json:
         console.print_json(body.model_dump_json())
     else:

@@ -172,7 +172,7 @@ def setup(
 ) -> None:
     """Install what is missing: bubblewrap, toolchains, the sandbox runtimes, the boxes' init."""
     from sandlot import install
-    from sandlot.jail import build
+    from sandlot.jail import build_box_init
 
     cfg = load_config(config)
     languages = languages or cfg.languages
@@ -183,7 +183,7 @@ def setup(
             log=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True),
             mirrors=mirrors_of(cfg),
         )  # fmt: skip
-        console.print(f"the boxes' init: {build()}", highlight=False)
+        console.print(f"the boxes' init: {build_box_init()}", highlight=False)
         if with_aider:
             from sandlot.coder import install_aider
 

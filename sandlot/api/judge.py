@@ -14,9 +14,9 @@ from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
 from sandlot.errors import InvalidRequest
 from sandlot.judge import (
+    metric_function_source,
     number_samples,
-    source,
-    summarize,
+    pass_at_k,
 )
 from sandlot.usecases import evaluate as evaluate_samples
 from sandlot.usecases import submit as submit_one
@@ -89,7 +89,7 @@ async def get_metrics(req: GetMetricsRequest) -> dict[str, float]:
     """pass@k over `results` (EvalResults, several per id); k from config.extra.k_targets."""
     ks = (req.config.extra or {}).get("k_targets") or [1]
     pairs = [(r.get("id"), bool(r.get("accepted"))) for r in req.results]
-    return summarize(pairs, ks)
+    return pass_at_k(pairs, ks)
 
 
 @router.post("/get_metrics_function", responses=ERRORS)
@@ -100,7 +100,7 @@ async def get_metrics_function(
     `get_metrics(results)`: pass@k per category, for EvoEval and MHPP as SandboxFusion gives it;
     null for other datasets (POST /get_metrics computes pass@k here)."""
     name = usecases.dataset_name(service, req.dataset, convert.judge_config(req.config))
-    return GetMetricsFunctionResult(function=source(name))
+    return GetMetricsFunctionResult(function=metric_function_source(name))
 
 
 @router.post("/evaluate", response_model=EvaluateResponse, responses=ERRORS)
@@ -116,7 +116,7 @@ async def evaluate(req: EvaluateRequest, service: ServiceDep) -> EvaluateRespons
         problems=len({str(s.id) for s in samples}),
         samples=len(samples),
         accepted=sum(j.result.accepted for j in judged),
-        pass_at_k=summarize(((j.sample.id, j.result.accepted) for j in judged), req.k),
+        pass_at_k=pass_at_k(((j.sample.id, j.result.accepted) for j in judged), req.k),
         results=[
             SampleVerdict(**j.record, result=convert.eval_result(j.result) if req.details else None)
             for j in judged

@@ -225,9 +225,9 @@ def packages_lock(
 
 def packages_check(config: ConfigOpt = None) -> None:
     """Check that the installed package sets agree with their locks; exit 1 if not."""
-    from sandlot.install import check
+    from sandlot.install import check_locks
 
-    problems = check(Path(load_config(config).runtime_dir))
+    problems = check_locks(Path(load_config(config).runtime_dir))
     for line in problems:
         console.print(line, markup=False, highlight=False)
     if problems:

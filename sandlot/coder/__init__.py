@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from sandlot.coder.install import install_aider
     from sandlot.coder.jobs import CoderJobs
     from sandlot.coder.loop import prepare, run_task
-    from sandlot.coder.phased import outcome, phased_runners
+    from sandlot.coder.phased import phased_runners, repo_test_outcome
     from sandlot.coder.route import MAX_REQUEST_CHARS
     from sandlot.coder.task import (
         ATTEMPT_TIMEOUT,
@@ -48,9 +48,9 @@ __all__ = [
     "TestOutcome",
     "collect_files",
     "install_aider",
-    "outcome",
     "phased_runners",
     "prepare",
+    "repo_test_outcome",
     "route",
     "run_files",
     "run_task",
@@ -73,9 +73,9 @@ __getattr__ = lazy(
         "TestOutcome": "sandlot.coder.testrun",
         "collect_files": "sandlot.coder.testrun",
         "install_aider": "sandlot.coder.install",
-        "outcome": "sandlot.coder.phased",
         "phased_runners": "sandlot.coder.phased",
         "prepare": "sandlot.coder.loop",
+        "repo_test_outcome": "sandlot.coder.phased",
         "run_files": "sandlot.coder.testrun",
         "run_task": "sandlot.coder.loop",
         "run_tests": "sandlot.coder.testrun",

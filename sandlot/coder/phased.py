@@ -28,7 +28,7 @@ def phased_runners(call: RepoCall, prep: Prepared) -> tuple[TestRunner, Prover]:
                         owner=prep.state.owner, user_config=False)  # fmt: skip
         fields = {"base": base, "setup": task.setup, "test": cmd, "patch": patch,
                   "timeout": timeout}  # fmt: skip
-        return outcome(call("test", fields))
+        return repo_test_outcome(call("test", fields))
 
     def prove(diff: str) -> dict[str, Any]:
         fields = {"base": base, "setup": task.setup, "test": prep.test_cmd, "patch": diff,
@@ -38,7 +38,7 @@ def phased_runners(call: RepoCall, prep: Prepared) -> tuple[TestRunner, Prover]:
     return tests, prove
 
 
-def outcome(answer: dict[str, Any]) -> TestOutcome:
+def repo_test_outcome(answer: dict[str, Any]) -> TestOutcome:
     """POST /repo/test's answer as the loop's TestOutcome."""
     run = answer.get("run")
     if not isinstance(run, dict):

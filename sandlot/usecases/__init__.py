@@ -39,7 +39,8 @@ if TYPE_CHECKING:
     from sandlot.usecases.running import repo_tests, run, run_batch, run_tests
     from sandlot.usecases.sessions import (
         SessionRun,
-        check_size,
+        bounded_timeout,
+        check_code_size,
         conversation_kernel,
         create_session,
         delete_session,
@@ -58,7 +59,6 @@ if TYPE_CHECKING:
         run_jupyter,
         sessions_full,
         snapshot_session,
-        timeout,
         use_session,
     )
 
@@ -92,7 +92,8 @@ __getattr__ = lazy(
         "run_batch": "sandlot.usecases.running",
         "run_tests": "sandlot.usecases.running",
         "SessionRun": "sandlot.usecases.sessions",
-        "check_size": "sandlot.usecases.sessions",
+        "bounded_timeout": "sandlot.usecases.sessions",
+        "check_code_size": "sandlot.usecases.sessions",
         "conversation_kernel": "sandlot.usecases.sessions",
         "create_session": "sandlot.usecases.sessions",
         "delete_session": "sandlot.usecases.sessions",
@@ -111,7 +112,6 @@ __getattr__ = lazy(
         "run_jupyter": "sandlot.usecases.sessions",
         "sessions_full": "sandlot.usecases.sessions",
         "snapshot_session": "sandlot.usecases.sessions",
-        "timeout": "sandlot.usecases.sessions",
         "use_session": "sandlot.usecases.sessions",
     },
 )
@@ -120,8 +120,9 @@ __all__ = [
     "ResultsFile",
     "SessionRun",
     "answer_record",
+    "bounded_timeout",
+    "check_code_size",
     "check_ids",
-    "check_size",
     "code",
     "conversation_kernel",
     "create_session",
@@ -162,6 +163,5 @@ __all__ = [
     "sessions_full",
     "snapshot_session",
     "submit",
-    "timeout",
     "use_session",
 ]

@@ -60,6 +60,11 @@ class Service:
         self._repos: Repos | None = None
 
     @property
+    def started(self) -> bool:
+        """Whether `start` has run: the jail is up, or why it is not is known."""
+        return self.jail is not None or self.problem is not None
+
+    @property
     def coder(self) -> CoderJobs:
         """The AI-coding route's jobs, built once, on first use."""
         if self._coder is None:

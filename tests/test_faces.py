@@ -253,6 +253,7 @@ FACES: dict[str, list[str]] = {
         "dataset_names",
         "delete_session",
         "delete_snapshot",
+        "end_session",
         "evaluate",
         "execute_in_session",
         "find_session",

@@ -107,6 +107,15 @@ async def delete_session(service: Service, session_id: str, tenant: Tenant) -> S
     return await service.require_sessions().delete(session_id, tenant)
 
 
+async def end_session(service: Service, session_id: str) -> None:
+    """End the session whoever's it is, if it is still there: the MCP connection that opened it
+    is gone. Nothing when this server has no sessions."""
+    sessions = service.sessions
+    owner = sessions.owner_of(session_id) if sessions is not None else None
+    if sessions is not None and owner is not None:
+        await sessions.delete(session_id, owner.tenant)
+
+
 async def snapshot_session(service: Service, session_id: str, tenant: Tenant) -> Snapshot:
     """The session's state frozen as a snapshot of the tenant's; the session goes on."""
     return await service.require_sessions().snapshot(session_id, tenant)

@@ -423,7 +423,9 @@ def bench_jail(binary: Path, duration: float, concs: list[int]) -> list[Cell]:
     }  # fmt: skip
     cells: list[Cell] = []
     # The slots kept to CPUs as the server's are (`slot_cpus`, from its config or $SANDLOT_*).
-    cpu_sets = placement.resolve(Config.load().slot_cpus, max(concs), placement.allowed())
+    cpu_sets = placement.resolve_cpu_sets(
+        Config.load().slot_cpus, max(concs), placement.allowed_cpus()
+    )
     for boxes, runs in cases.items():
         config = JailConfig(
             slots=max(concs), state_dir=STATE_DIR + "-jail", uid_base=JAIL_UID_BASE,

@@ -42,7 +42,7 @@ class _Engine:
                                   state_dir=f"{cfg.state_dir}/ray-{index}",
                                   queue_timeout=math.inf)  # fmt: skip
         self.service = Service(cfg).start()
-        if self.service.executor is None:
+        if self.service.problem is not None:
             raise SandlotError(f"no isolation on this node: {self.service.problem}")
 
     def slots(self) -> int:

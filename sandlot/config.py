@@ -494,10 +494,10 @@ def _coerce(kind: type, value: Any) -> Any:
 def _check_slot_cpus(setting: str) -> None:
     if setting.strip().lower() in ("auto", "none"):
         return
-    from sandlot.jail import parse  # the jail's own syntax; most settings never need it
+    from sandlot.jail import parse_cpu_sets  # the jail's own syntax; most settings never need it
 
     try:
-        parse(setting)
+        parse_cpu_sets(setting)
     except ValueError as exc:
         raise SandlotError(f"setting slot_cpus={setting!r}: {exc}") from exc
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sandlot.config import Config
 from sandlot.errors import JailUnavailable, SandlotError
 from sandlot.executor import PY_PRELUDES, Executor
-from sandlot.jail import Jail, JailConfig, allowed, describe, resolve
+from sandlot.jail import Jail, JailConfig, allowed_cpus, describe_cpu_sets, resolve_cpu_sets
 from sandlot.languages import LANGUAGES, Registry
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class Health:
     workers: int
     pid: int
     cgroup: dict[str, object]  # version, controllers, swap, memory peak, delegation
-    slot_cpus: str  # the CPUs each slot is kept to (placement.describe), or "none"
+    slot_cpus: str  # the CPUs each slot is kept to (placement.describe_cpu_sets), or "none"
 
 
 class Service:
@@ -58,6 +58,11 @@ class Service:
         self._coder: CoderJobs | None = None
         self._judge: Judge | None = None
         self._repos: Repos | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether `start` has run: the jail is up, or why it is not is known."""
+        return self.jail is not None or self.problem is not None
 
     @property
     def coder(self) -> CoderJobs:
@@ -98,7 +103,7 @@ class Service:
                 bwrap=cfg.bwrap,
                 boxes=cfg.boxes,
                 reuse_netns=cfg.reuse_netns,
-                cpu_sets=resolve(cfg.slot_cpus, cfg.slots, allowed()),
+                cpu_sets=resolve_cpu_sets(cfg.slot_cpus, cfg.slots, allowed_cpus()),
                 zygote_python=self._zygote_python(),
                 warm_preludes=PY_PRELUDES,
                 etc_entries=self.registry.etc_entries(),
@@ -217,7 +222,7 @@ class Service:
             workers=self.workers,
             pid=os.getpid(),
             cgroup=self.jail.cgroup_info if self.jail else {},
-            slot_cpus=describe(self.jail.config.cpu_sets) if self.jail else "none",
+            slot_cpus=describe_cpu_sets(self.jail.config.cpu_sets) if self.jail else "none",
         )
 
     def languages(self) -> list[dict[str, Any]]:

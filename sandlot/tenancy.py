@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["LOCAL", "Owner", "Tenant"]
+__all__ = ["LOCAL", "TENANT", "Owner", "Tenant", "owner_of", "tenant_of"]
 
 _LABEL = b"sandlot tenant id v1"
 ID_DIGITS = 16
@@ -49,3 +51,21 @@ class Owner:
 
     def __str__(self) -> str:
         return f"{self.tenant}@{self.client}"
+
+
+# Over HTTP (the routes, and MCP at /mcp) a request's ASGI scope holds its tenant under this key,
+# put there by the API keys middleware (sandlot/api/auth.py) before any route or tool sees it.
+TENANT = "sandlot.tenant"
+
+
+def tenant_of(scope: Mapping[str, Any]) -> Tenant:
+    """The tenant an HTTP request acts for."""
+    return scope[TENANT]
+
+
+def owner_of(scope: Mapping[str, Any]) -> Owner:
+    """Who a new session of an HTTP request is for, and whose a listing shows: its tenant, from
+    the client's address (the socket's peer, or the one a trusted proxy or another worker
+    forwards for, which they write into the scope)."""
+    client = scope.get("client")
+    return Owner(tenant_of(scope), client[0] if client else "")

@@ -1,6 +1,8 @@
 """Public faces: each layer's package `__init__` lists in `__all__` what other layers may
 import from it, FACES pins those lists, and no module of sandlot (nor an example or script)
-imports another layer's modules past its face. Imports within one layer are free.
+imports another layer's modules past its face. Imports within one layer are free; between
+layers they go one way only: no two of sandlot's top-level packages and modules import each other,
+even through others, nor lazily, nor for type checking alone.
 
 A face changes on purpose: add or drop its name in FACES in the commit that needs it. A face
 whose names are imported on first use (sandlot/faces.py) must offer each from the module its
@@ -13,7 +15,10 @@ measure the rooms behind the faces, which no other layer sees.
 from __future__ import annotations
 
 import ast
+import graphlib
 import importlib
+import itertools
+import re
 import types
 from pathlib import Path
 
@@ -26,24 +31,7 @@ CALLERS = ("sandlot", "examples", "scripts")
 # faces:start
 # Written by the faces rewrite (kept outside the repository); edit by hand after that.
 FACES: dict[str, list[str]] = {
-    "api": [
-        "code_request",
-        "create_app",
-        "dataset_infos",
-        "eval_result",
-        "execute_response",
-        "fork_response",
-        "grade",
-        "info",
-        "judge_config",
-        "owner",
-        "response",
-        "serve",
-        "snapshot_info",
-        "tenant_of",
-        "test_cases",
-        "test_response",
-    ],
+    "api": ["create_app", "serve"],
     "cli": ["app"],
     "client": [
         "DEFAULT_URL",
@@ -72,19 +60,36 @@ FACES: dict[str, list[str]] = {
         "CodeTask",
         "CoderJobs",
         "Decision",
-        "Owner",
         "TestOutcome",
         "collect_files",
-        "confined",
-        "git",
         "install_aider",
-        "outcome",
         "phased_runners",
         "prepare",
+        "repo_test_outcome",
         "route",
         "run_files",
         "run_task",
         "run_tests",
+    ],
+    "convert": [
+        "code_request",
+        "dataset_infos",
+        "decode_base64",
+        "decode_files",
+        "eval_result",
+        "execute_response",
+        "fork_response",
+        "grade_fields",
+        "judge_config",
+        "jupyter_response",
+        "repository",
+        "run_limits",
+        "run_response",
+        "session_info",
+        "session_run_response",
+        "snapshot_info",
+        "test_cases",
+        "test_response",
     ],
     "docgen": [],
     "executor": [
@@ -122,7 +127,7 @@ FACES: dict[str, list[str]] = {
         "Setup",
         "SetupError",
         "Step",
-        "check",
+        "check_locks",
         "install",
         "run_step",
         "select_rows",
@@ -142,14 +147,14 @@ FACES: dict[str, list[str]] = {
         "Outcome",
         "Pipes",
         "RunSpec",
-        "allowed",
-        "build",
+        "allowed_cpus",
+        "build_box_init",
         "copy_layer",
-        "describe",
+        "describe_cpu_sets",
         "hidden_in_a_box",
         "mount_tmpfs",
-        "parse",
-        "resolve",
+        "parse_cpu_sets",
+        "resolve_cpu_sets",
         "safe_relpath",
         "unmount_all",
     ],
@@ -162,15 +167,15 @@ FACES: dict[str, list[str]] = {
         "RewardItem",
         "Sample",
         "TestOutcome",
-        "check_size",
-        "counts",
+        "check_batch_size",
         "integrity_rows",
         "judge_many",
+        "metric_function_source",
         "number_samples",
-        "record",
+        "pass_at_k",
+        "result_record",
+        "sample_counts",
         "score_batch",
-        "source",
-        "summarize",
         "weakest",
     ],
     "languages": [
@@ -208,12 +213,15 @@ FACES: dict[str, list[str]] = {
     "reports": ["summarize", "write"],
     "repos": [
         "GradeTask",
+        "Owner",
         "Repos",
         "Repository",
         "Store",
+        "as_owner",
         "bundle_from_path",
         "by_kind",
-        "git",
+        "confined",
+        "run_git",
         "working_patch",
     ],
     "sessions": [
@@ -235,8 +243,9 @@ FACES: dict[str, list[str]] = {
         "ResultsFile",
         "SessionRun",
         "answer_record",
+        "bounded_timeout",
+        "check_code_size",
         "check_ids",
-        "check_size",
         "code",
         "conversation_kernel",
         "create_session",
@@ -244,6 +253,7 @@ FACES: dict[str, list[str]] = {
         "dataset_names",
         "delete_session",
         "delete_snapshot",
+        "end_session",
         "evaluate",
         "execute_in_session",
         "find_session",
@@ -251,8 +261,12 @@ FACES: dict[str, list[str]] = {
         "get_session_file",
         "get_snapshot",
         "interrupt_session",
+        "language_names",
+        "language_of_file",
+        "language_row",
         "list_sessions",
         "list_snapshots",
+        "probed_languages",
         "problem_ids",
         "prompt_by_id",
         "prompts",
@@ -269,10 +283,10 @@ FACES: dict[str, list[str]] = {
         "run_tests",
         "served_repo",
         "served_repo_tests",
+        "session_language_names",
         "sessions_full",
         "snapshot_session",
         "submit",
-        "timeout",
         "use_session",
     ],
     "wire": [
@@ -423,3 +437,96 @@ def test_no_layer_imports_another_layers_private_names():
                         private += [f"{path.relative_to(ROOT)}:{node.lineno}: {a.name}"
                                     for a in node.names if a.name.startswith("_")]  # fmt: skip
     assert private == []
+
+
+# The faces that receive requests (routes, commands, the MCP tools, the Ray actor) ask the
+# Service's use cases (sandlot/usecases/) and never take its parts to use them themselves.
+REQUEST_FACES = ("sandlot/api", "sandlot/cli", "sandlot/mcp", "sandlot/cluster.py")
+REACH_THROUGH = re.compile(
+    r"service\.(judge|repos|coder|registry|jail|executor|sessions)\.|service\.require_[a-z_]+\(\)"
+)
+
+
+def reach_throughs(paths: list[Path]) -> list[str]:
+    return [
+        f"{path.name}:{n}: {line.strip()}"
+        for path in paths
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if REACH_THROUGH.search(line)
+    ]
+
+
+def test_no_request_face_reaches_through_the_service():
+    paths = []
+    for name in REQUEST_FACES:
+        where = ROOT / name
+        paths += sorted(where.rglob("*.py")) if where.is_dir() else [where]
+    assert paths and reach_throughs(paths) == []
+
+
+def test_a_reach_through_is_caught(tmp_path):
+    # The control: what the faces did before their use cases, one line per kind of reach, and
+    # a setting, which a face may read.
+    lines = ["service.registry.names", "service.require_executor()", "service.judge.datasets"]
+    face = tmp_path / "face.py"
+    face.write_text("\n".join([*lines, "service.config.run_timeout"]) + "\n")
+    assert [r.split(": ", 1)[1] for r in reach_throughs([face])] == lines
+
+
+def layer_imports(package: Path) -> dict[str, dict[str, str]]:
+    """Which of `package`'s top-level packages and modules each one imports, anywhere in its
+    files (in a function, under TYPE_CHECKING): layer -> {layer it imports: the first place}."""
+    name = package.name
+    graph: dict[str, dict[str, str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).with_suffix("").parts
+        me = parts[0]
+        graph.setdefault(me, {})
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module == name:
+                targets = [f"{name}.{a.name}" for a in node.names]  # from sandlot import usecases
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                targets = [node.module]
+            else:
+                continue
+            for target in targets:
+                top = target.split(".")
+                if top[0] == name and len(top) > 1 and top[1] != me:
+                    where = f"{path.relative_to(package.parent)}:{node.lineno}"
+                    graph[me].setdefault(top[1], where)
+    return graph
+
+
+def layer_cycle(package: Path) -> list[str]:
+    """One cycle of imports between `package`'s layers, each step with where it is; [] if none."""
+    graph = layer_imports(package)
+    try:
+        graphlib.TopologicalSorter({k: set(v) for k, v in graph.items()}).prepare()
+    except graphlib.CycleError as exc:
+        cycle = exc.args[1]  # [a, b, ..., a]: each imported by the one after it
+        return [f"{b} imports {a} ({graph[b][a]})" for a, b in itertools.pairwise(cycle)]
+    return []
+
+
+def test_no_two_layers_import_each_other():
+    assert layer_cycle(PACKAGE) == []
+
+
+def test_a_cycle_between_layers_is_caught(tmp_path):
+    # The control: `low` imports `high` lazily inside a function, as api and mcp once did; the
+    # same package without that import has no cycle.
+    pkg = tmp_path / "pkg"
+    for layer in ("high", "low", "mid"):
+        (pkg / layer).mkdir(parents=True)
+        (pkg / layer / "__init__.py").write_text("")
+    (pkg / "high" / "face.py").write_text("from pkg.mid import thing\n")
+    (pkg / "mid" / "thing.py").write_text("from pkg import low\n")
+    assert layer_cycle(pkg) == []
+    (pkg / "low" / "late.py").write_text("def f():\n    from pkg.high import face\n")
+    assert sorted(layer_cycle(pkg)) == [
+        "high imports mid (pkg/high/face.py:1)",
+        "low imports high (pkg/low/late.py:2)",
+        "mid imports low (pkg/mid/thing.py:1)",
+    ]

@@ -14,10 +14,9 @@ import pytest
 
 from sandlot.api.app import create_app
 from sandlot.api.batch import _item as batch_item
-from sandlot.api.convert import code_request
-from sandlot.api.judge import judge_config
 from sandlot.api.schema import RUN_REQUESTS
 from sandlot.config import SETTINGS, Config
+from sandlot.convert import code_request, judge_config
 from sandlot.errors import InvalidRequest, SandlotError
 from sandlot.executor import CodeRequest, Executor
 from sandlot.executor.limits import asked_of, check_asked, limits_for

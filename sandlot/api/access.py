@@ -26,7 +26,7 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sandlot import events, telemetry
-from sandlot.api.auth import TENANT
+from sandlot.tenancy import TENANT
 
 log = logging.getLogger("sandlot.access")
 HEADER = b"x-request-id"

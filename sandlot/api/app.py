@@ -41,7 +41,7 @@ def create_app(service: Service, peers: Peers | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        if service.jail is None and service.problem is None:
+        if not service.started:
             service.start()
         yield
         if peers is not None:

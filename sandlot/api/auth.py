@@ -7,7 +7,8 @@ compared as SHA-256 digests with `hmac.compare_digest`, each against every key, 
 time taken nor an early exit tells how much of a key was right or which key it was near.
 
 Every request that passes gets its tenant (`sandlot.tenancy`) in its scope, under `TENANT`:
-the one its key names, or `LOCAL` on a server with no keys. Routes read it with `tenant_of`;
+the one its key names, or `LOCAL` on a server with no keys. Routes read it with `tenant_of`
+(`sandlot.tenancy`, as MCP's tools do);
 the access log records it. A request a worker forwards to another carries its key as it came,
 so the other finds the same tenant.
 """
@@ -17,12 +18,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sandlot.api.errors import error_response
 from sandlot.errors import Unauthorized
-from sandlot.tenancy import LOCAL, Tenant
+from sandlot.tenancy import LOCAL, TENANT, Tenant
 
 OPEN_PATHS = frozenset({"/v1/ping", "/health", "/", "/docs", "/redoc", "/openapi.json"})
 OPEN_PREFIXES = ("/playground",)  # the web pages; what they call carries the key
@@ -30,7 +30,6 @@ METRICS = "/metrics"
 MAX_TOKEN_CHARS = 8192  # longer than any key (config.MAX_KEY_CHARS): never hashed, refused
 _MISSING = "this server needs an API key: send Authorization: Bearer KEY (or X-Auth-Token: KEY)"
 _WRONG = "the API key is not one of this server's keys"
-TENANT = "sandlot.tenant"  # the scope's key for the request's Tenant
 
 
 def _digest(key: bytes) -> bytes:
@@ -48,12 +47,6 @@ def presented(headers: list[tuple[bytes, bytes]]) -> bytes | None:
         elif name == b"x-auth-token":
             token = value.strip()
     return token
-
-
-def tenant_of(connection: HTTPConnection | Scope) -> Tenant:
-    """The tenant a request acts for (set by APIKeys, which every app has)."""
-    scope = connection.scope if isinstance(connection, HTTPConnection) else connection
-    return scope[TENANT]
 
 
 class APIKeys:

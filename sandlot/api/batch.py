@@ -15,12 +15,12 @@ from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 
-from sandlot.api.convert import decode_files, run_limits
 from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
+from sandlot.convert import decode_files, run_limits
 from sandlot.errors import TooLarge
 from sandlot.executor import TestCase
-from sandlot.judge import ItemResult, RewardItem, check_size
+from sandlot.judge import ItemResult, RewardItem, check_batch_size
 from sandlot.usecases import run_batch as score_batch
 from sandlot.wire import (
     BatchItem,
@@ -66,7 +66,7 @@ def _precheck(body: bytes, request: Request) -> None:
         gt = item.ground_truth if isinstance(item.ground_truth, _GroundTruth) else None
         for part in (item.test_cases, item.asserts, gt and gt.inputs, gt and gt.assert_case):
             cases += len(part or ())
-    check_size(cfg, len(parsed.items), cases)
+    check_batch_size(cfg, len(parsed.items), cases)
 
 
 class _Counted(APIRoute):

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from sandlot import usecases
-from sandlot.api import convert
+from sandlot import convert, usecases
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
 from sandlot.coder import CodeTask

@@ -7,9 +7,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from sandlot.api.auth import tenant_of
 from sandlot.service import Service
-from sandlot.tenancy import Tenant
+from sandlot.tenancy import Tenant, tenant_of
 
 
 async def _service(request: Request) -> Service:
@@ -20,7 +19,7 @@ ServiceDep = Annotated[Service, Depends(_service)]
 
 
 async def _tenant(request: Request) -> Tenant:
-    return tenant_of(request)
+    return tenant_of(request.scope)
 
 
 TenantDep = Annotated[Tenant, Depends(_tenant)]

@@ -9,27 +9,20 @@ import asyncio
 
 from fastapi import APIRouter
 
-from sandlot import usecases
-from sandlot.api import convert
+from sandlot import convert, usecases
 from sandlot.api.deps import ServiceDep
 from sandlot.api.errors import responses
 from sandlot.errors import InvalidRequest
-from sandlot.judge import EvalResult as JudgeResult
 from sandlot.judge import (
-    Judge,
-    JudgeConfig,
-    TestOutcome,
+    metric_function_source,
     number_samples,
-    source,
-    summarize,
-    weakest,
+    pass_at_k,
 )
 from sandlot.usecases import evaluate as evaluate_samples
 from sandlot.usecases import submit as submit_one
 from sandlot.wire import (
     DatasetInfo,
     EvalResult,
-    EvalTestCase,
     EvaluateRequest,
     EvaluateResponse,
     GetMetricsFunctionRequest,
@@ -37,56 +30,13 @@ from sandlot.wire import (
     GetMetricsRequest,
     GetPromptByIdRequest,
     GetPromptsRequest,
-    LanguageIntegrity,
     Prompt,
     SampleVerdict,
     SubmitRequest,
-    TestConfig,
 )
 
 router = APIRouter(tags=["online judge"])
 ERRORS = responses(400, 404, 504)
-
-
-def judge_config(cfg: TestConfig, language: str | None = None) -> JudgeConfig:
-    if cfg.custom_extract_logic:
-        raise InvalidRequest(
-            "config.custom_extract_logic is not supported: sandlot never runs client code in the "
-            "server. Extract the code yourself, or choose a block with config.extra.code_block_idx"
-        )
-    return JudgeConfig(
-        language=cfg.language or language,
-        locale=cfg.locale,
-        is_fewshot=bool(cfg.is_fewshot),
-        dataset_type=cfg.dataset_type,
-        provided_data=cfg.provided_data,
-        extra=dict(cfg.extra or {}),
-        **convert.run_limits(cfg),
-    )
-
-
-def eval_result(result: JudgeResult, simple: bool = False) -> EvalResult:
-    return EvalResult(
-        id=result.id,
-        accepted=result.accepted,
-        extracted_code=result.extracted_code,
-        full_code=result.full_code,
-        test_code=result.test_code,
-        tests=[test_case(t) for t in result.tests],
-        extracted_type=result.extracted_type,  # type: ignore[arg-type]
-        extra=result.extra,
-        passed=result.accepted if simple else None,
-    )
-
-
-def test_case(test: TestOutcome) -> EvalTestCase:
-    assert test.execution is not None
-    return EvalTestCase(
-        passed=test.passed,
-        exec_info=convert.response(test.execution, judged=True),
-        test_info=test.test_info,
-        verdict=test.verdict.value,
-    )
 
 
 @router.get("/list_datasets")
@@ -99,44 +49,24 @@ async def list_datasets(service: ServiceDep) -> list[str]:
 async def datasets(service: ServiceDep) -> list[DatasetInfo]:
     """Every dataset with its family, languages and integrity class (how its seal works, what it
     attests, what is out of reach); `strict` refuses the "unsealed" ones unless asked."""
-    return await asyncio.to_thread(dataset_infos, service.judge)
-
-
-def dataset_infos(judge: Judge) -> list[DatasetInfo]:
-    out = []
-    for name in judge.datasets.names():
-        spec = judge.datasets.spec(name)
-        by_language = judge.dataset_integrity(name)
-        out.append(
-            DatasetInfo(
-                name=name,
-                aliases=list(spec.aliases),
-                family=spec.family.name,
-                summary=spec.summary,
-                integrity=weakest([i.level for i in by_language.values()]).value,
-                languages={
-                    lang: LanguageIntegrity(**i.as_dict()) for lang, i in by_language.items()
-                },
-            )
-        )
-    return out
+    return await asyncio.to_thread(convert.dataset_infos, service.judge)
 
 
 @router.post("/list_ids", responses=ERRORS)
 async def list_ids(req: GetPromptsRequest, service: ServiceDep) -> list[int | str]:
-    return await usecases.problem_ids(service, req.dataset, judge_config(req.config))
+    return await usecases.problem_ids(service, req.dataset, convert.judge_config(req.config))
 
 
 @router.post("/get_prompts", responses=ERRORS)
 async def get_prompts(req: GetPromptsRequest, service: ServiceDep) -> list[Prompt]:
-    cfg = judge_config(req.config)
+    cfg = convert.judge_config(req.config)
     rows = await usecases.prompts(service, req.dataset, cfg, req.offset, req.limit)
     return [Prompt(**p) for p in rows]
 
 
 @router.post("/get_prompt_by_id", responses=ERRORS)
 async def get_prompt_by_id(req: GetPromptByIdRequest, service: ServiceDep) -> Prompt:
-    cfg = judge_config(req.config)
+    cfg = convert.judge_config(req.config)
     row = await usecases.prompt_by_id(service, req.dataset, req.id, cfg)
     return Prompt(**row)
 
@@ -144,12 +74,14 @@ async def get_prompt_by_id(req: GetPromptByIdRequest, service: ServiceDep) -> Pr
 @router.post("/submit", response_model=EvalResult, responses=ERRORS)
 async def submit(req: SubmitRequest, service: ServiceDep) -> EvalResult:
     """Judge one completion; `accepted` is the verdict, `extra` says how and why."""
-    cfg = judge_config(req.config, req.language)
+    cfg = convert.judge_config(req.config, req.language)
     pid = req.id if req.id is not None else req.problem_id
     completion = req.completion if req.completion is not None else req.solution
     assert pid is not None and completion is not None  # the model checked
     result = await submit_one(service, req.dataset, pid, completion, cfg)
-    return eval_result(result, simple=req.problem_id is not None or req.solution is not None)
+    return convert.eval_result(
+        result, simple=req.problem_id is not None or req.solution is not None
+    )
 
 
 @router.post("/get_metrics", responses=ERRORS)
@@ -157,7 +89,7 @@ async def get_metrics(req: GetMetricsRequest) -> dict[str, float]:
     """pass@k over `results` (EvalResults, several per id); k from config.extra.k_targets."""
     ks = (req.config.extra or {}).get("k_targets") or [1]
     pairs = [(r.get("id"), bool(r.get("accepted"))) for r in req.results]
-    return summarize(pairs, ks)
+    return pass_at_k(pairs, ks)
 
 
 @router.post("/get_metrics_function", responses=ERRORS)
@@ -167,14 +99,14 @@ async def get_metrics_function(
     """Python source that the client runs with `k_targets` and `repeats` defined, then calls
     `get_metrics(results)`: pass@k per category, for EvoEval and MHPP as SandboxFusion gives it;
     null for other datasets (POST /get_metrics computes pass@k here)."""
-    name = usecases.dataset_name(service, req.dataset, judge_config(req.config))
-    return GetMetricsFunctionResult(function=source(name))
+    name = usecases.dataset_name(service, req.dataset, convert.judge_config(req.config))
+    return GetMetricsFunctionResult(function=metric_function_source(name))
 
 
 @router.post("/evaluate", response_model=EvaluateResponse, responses=ERRORS)
 async def evaluate(req: EvaluateRequest, service: ServiceDep) -> EvaluateResponse:
     """Judge a batch of samples (several per problem) and compute pass@k."""
-    cfg = judge_config(req.config, req.language)
+    cfg = convert.judge_config(req.config, req.language)
     samples = number_samples((s.model_dump() for s in req.samples), "samples")
     if not samples:
         raise InvalidRequest("samples is empty")
@@ -184,9 +116,9 @@ async def evaluate(req: EvaluateRequest, service: ServiceDep) -> EvaluateRespons
         problems=len({str(s.id) for s in samples}),
         samples=len(samples),
         accepted=sum(j.result.accepted for j in judged),
-        pass_at_k=summarize(((j.sample.id, j.result.accepted) for j in judged), req.k),
+        pass_at_k=pass_at_k(((j.sample.id, j.result.accepted) for j in judged), req.k),
         results=[
-            SampleVerdict(**j.record, result=eval_result(j.result) if req.details else None)
+            SampleVerdict(**j.record, result=convert.eval_result(j.result) if req.details else None)
             for j in judged
         ],
     )

@@ -9,41 +9,29 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from sandlot import usecases
-from sandlot.api.convert import decode_base64
+from sandlot import convert, usecases
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.errors import responses
-from sandlot.repos import Repository
-from sandlot.service import Service
-from sandlot.wire import GradeRequest, RepoSource, SetupRequest, TestRequest
+from sandlot.wire import GradeRequest, SetupRequest, TestRequest
 
 router = APIRouter(tags=["repositories"])
 REPO = responses(400, 403, 404, 413, 503, 504)
-
-
-def _repository(service: Service, req: RepoSource) -> Repository:
-    tarball = decode_base64(req.tarball, "tarball") if req.tarball is not None else None
-    return usecases.served_repo(service, req.repo, tarball)
 
 
 @router.post("/repo/grade", responses=REPO)
 async def grade(req: GradeRequest, service: ServiceDep, tenant: TenantDep) -> dict[str, object]:
     """A candidate patch graded SWE-bench style: its tests restored, per-test verdicts,
     `resolved`, and the test files it touched."""
-    fields = {
-        "base": req.base, "patch": req.patch, "test_patch": req.test_patch,
-        "fail_to_pass": req.fail_to_pass, "pass_to_pass": req.pass_to_pass, "setup": req.setup,
-        "test": req.test, "allow_test_changes": req.allow_test_changes,
-        "test_paths": req.test_paths, "timeout": req.timeout, "owner": str(tenant),
-    }  # fmt: skip
-    return await usecases.repo_task(service, "grade", _repository(service, req), fields)
+    return await usecases.repo_task(
+        service, "grade", convert.repository(service, req), convert.grade_fields(req, tenant)
+    )
 
 
 @router.post("/repo/setup", responses=REPO)
 async def setup(req: SetupRequest, service: ServiceDep, tenant: TenantDep) -> dict[str, object]:
     """The repository's environment at `base`: set up now, or found cached."""
     fields = {"base": req.base, "setup": req.setup, "owner": str(tenant)}
-    return await usecases.repo_task(service, "setup", _repository(service, req), fields)
+    return await usecases.repo_task(service, "setup", convert.repository(service, req), fields)
 
 
 @router.post("/repo/test", responses=REPO)
@@ -51,7 +39,7 @@ async def test(req: TestRequest, service: ServiceDep, tenant: TenantDep) -> dict
     """A test command over the base (with `patch` applied) on its environment, no network."""
     fields = {"base": req.base, "setup": req.setup, "test": req.test, "patch": req.patch,
               "timeout": req.timeout, "owner": str(tenant)}  # fmt: skip
-    return await usecases.repo_task(service, "test", _repository(service, req), fields)
+    return await usecases.repo_task(service, "test", convert.repository(service, req), fields)
 
 
 @router.get("/repo/envs")

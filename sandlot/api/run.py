@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from sandlot.api import convert
+from sandlot import convert
 from sandlot.api.deps import ServiceDep
 from sandlot.api.disconnect import unless_gone
 from sandlot.api.errors import responses
@@ -33,4 +33,4 @@ async def run_code(
         tested = await unless_gone(request, run_tests(service, code_req, convert.test_cases(req)))
         return tested if isinstance(tested, Response) else convert.test_response(tested)
     ran = await unless_gone(request, run(service, code_req))
-    return ran if isinstance(ran, Response) else convert.response(ran)
+    return ran if isinstance(ran, Response) else convert.run_response(ran)

@@ -15,8 +15,8 @@ from fastapi.openapi.utils import get_openapi
 
 from sandlot.limits import MEMORY, RUN_LIMITS, RUN_TIMEOUT, SESSION_LIMITS, RequestLimit
 from sandlot.service import Service
-from sandlot.sessions import LANGUAGES as SESSION_LANGUAGES
 from sandlot.sessions import MIN_MEMORY_MB
+from sandlot.usecases import language_names, session_language_names
 
 Schema = dict[str, Any]
 # The request models that carry the limits of a run under their own names.
@@ -46,14 +46,14 @@ def state_limits(models: dict[str, Schema], service: Service) -> None:
     limits: dict[str, dict[str, Schema]] = {  # model -> field -> what to add to its schema
         "RunCodeRequest": {
             "code": {"maxLength": cfg.max_code_bytes},
-            "language": {"enum": sorted(service.registry.names)},
+            "language": {"enum": language_names(service)},
             "timeout": run,
             "test_cases": {"maxItems": cfg.max_test_cases},
         },
         "TestConfig": {},
         "BatchItem": {
             "code": {"maxLength": cfg.max_code_bytes},
-            "language": {"enum": sorted(service.registry.names)},
+            "language": {"enum": language_names(service)},
             "test_cases": {"maxItems": cfg.max_batch_cases},  # all items together, in fact
             "asserts": {"maxItems": cfg.max_batch_cases},
         },
@@ -61,7 +61,7 @@ def state_limits(models: dict[str, Schema], service: Service) -> None:
         "RepoTestsRequest": {"timeout": run},
         "RunJupyterRequest": {"cell_timeout": run, "total_timeout": run, "memory_limit_MB": memory},
         "SessionCreate": {
-            "language": {"enum": session_languages(service)},
+            "language": {"enum": session_language_names(service)},
             **{limit.field: most(limit) for limit in SESSION_LIMITS},
             "memory_limit_MB": memory,
         },
@@ -73,11 +73,6 @@ def state_limits(models: dict[str, Schema], service: Service) -> None:
     for model, fields in limits.items():
         for name, extra in fields.items():
             _constrain(models[model]["properties"][name], extra)
-
-
-def session_languages(service: Service) -> list[str]:
-    """The names (and aliases) of the languages a session can be."""
-    return sorted(k for k, row in service.registry.names.items() if row in SESSION_LANGUAGES)
 
 
 def _constrain(field: Schema, extra: Schema) -> None:

@@ -45,7 +45,7 @@ from sandlot import telemetry
 from sandlot.api.peers import Peers
 from sandlot.config import Config, check_serving, split, worker_shares
 from sandlot.errors import SandlotError
-from sandlot.jail import allowed, describe, resolve
+from sandlot.jail import allowed_cpus, describe_cpu_sets, resolve_cpu_sets
 
 log = logging.getLogger("sandlot.server")
 PR_SET_PDEATHSIG = 1
@@ -110,14 +110,14 @@ def share_configs(cfg: Config, shares: list[range]) -> list[Config]:
     `session_uid_base`, so together they are what one process would use)."""
     out, session_uid = [], cfg.session_uid_base
     # `auto` placement spreads all the slots over the CPUs, not each worker's over all of them.
-    cpu_sets = resolve(cfg.slot_cpus, cfg.slots, allowed())
+    cpu_sets = resolve_cpu_sets(cfg.slot_cpus, cfg.slots, allowed_cpus())
     sessions, pools = split(cfg.session_max, len(shares)), split(cfg.session_pool, len(shares))
     for share, session_max, pool in zip(shares, sessions, pools, strict=True):
         part = dataclasses.replace(
             cfg,
             slots=len(share),
             uid_base=cfg.uid_base + share.start,
-            slot_cpus=describe(cpu_sets[share.start : share.stop]),
+            slot_cpus=describe_cpu_sets(cpu_sets[share.start : share.stop]),
             queue_size=-(-cfg.queue_size * len(share) // cfg.slots),
             session_max=session_max,
             session_pool=pool,

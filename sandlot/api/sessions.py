@@ -16,17 +16,15 @@ from contextlib import asynccontextmanager
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import StreamingResponse
 
-from sandlot import usecases
+from sandlot import convert, usecases
 from sandlot.api import peers
-from sandlot.api import session_convert as convert
-from sandlot.api.auth import tenant_of
-from sandlot.api.convert import decode_files
 from sandlot.api.deps import ServiceDep, TenantDep
 from sandlot.api.disconnect import until_disconnected
 from sandlot.api.errors import responses
+from sandlot.convert import decode_files
 from sandlot.service import Service
 from sandlot.sessions import Execution, Result
-from sandlot.tenancy import Owner
+from sandlot.tenancy import owner_of, tenant_of
 from sandlot.wire import (
     ExecuteRequest,
     ExecuteResponse,
@@ -58,12 +56,6 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(tags=["sessions"], lifespan=lifespan)
 SESSION = responses(400, 404, 410, 503)
 SNAPSHOT = responses(400, 404, 409, 410, 503, 507)
-
-
-def owner(request: Request) -> Owner:
-    """Who a new session is for, and whose a listing shows: the request's tenant (its API
-    key's), from the client's address (also of a request another worker forwarded)."""
-    return Owner(tenant_of(request), peers.client_of(request))
 
 
 async def fold(execution: Execution, request: Request) -> Result:
@@ -136,7 +128,7 @@ async def create(
     session = await usecases.create_session(
         service,
         req.language,
-        owner(request),
+        owner_of(request.scope),
         elsewhere=await live_elsewhere(request, service),
         idle_timeout=req.idle_timeout,
         lifetime=req.lifetime,
@@ -145,13 +137,15 @@ async def create(
         files=decode_files(req.files),
         snapshot=req.snapshot,
     )
-    return convert.info(session)
+    return convert.session_info(session)
 
 
 @router.get("/sessions", response_model=list[SessionInfo], responses=responses(503))
 async def list_sessions(request: Request, service: ServiceDep) -> list[SessionInfo]:
     """This client's live sessions, in every worker."""
-    here = [convert.info(s) for s in usecases.list_sessions(service, owner(request))]
+    here = [
+        convert.session_info(s) for s in usecases.list_sessions(service, owner_of(request.scope))
+    ]
     there = [SessionInfo.model_validate(i) for part in await peers.gather(request, "/sessions")
              for i in part]  # fmt: skip
     return here + there
@@ -160,7 +154,7 @@ async def list_sessions(request: Request, service: ServiceDep) -> list[SessionIn
 @router.get("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
 async def get(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """The session as it is (a paused one stays paused)."""
-    return convert.info(usecases.find_session(service, session_id, tenant))
+    return convert.session_info(usecases.find_session(service, session_id, tenant))
 
 
 @router.post("/sessions/{session_id}/execute", response_model=ExecuteResponse, responses=SESSION)
@@ -185,13 +179,13 @@ async def interrupt(session_id: str, service: ServiceDep, tenant: TenantDep) -> 
 @router.post("/sessions/{session_id}/restart", response_model=SessionInfo, responses=SESSION)
 async def restart(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """A fresh kernel (or shell) in the same box: files stay, variables go."""
-    return convert.info(await usecases.restart_session(service, session_id, tenant))
+    return convert.session_info(await usecases.restart_session(service, session_id, tenant))
 
 
 @router.delete("/sessions/{session_id}", response_model=SessionInfo, responses=SESSION)
 async def delete(session_id: str, service: ServiceDep, tenant: TenantDep) -> SessionInfo:
     """End the session now: its box, processes and files are gone."""
-    return convert.info(await usecases.delete_session(service, session_id, tenant))
+    return convert.session_info(await usecases.delete_session(service, session_id, tenant))
 
 
 @router.post("/sessions/{session_id}/snapshot", response_model=SnapshotInfo, responses=SNAPSHOT)
@@ -275,11 +269,11 @@ async def run_code_in_session(
     if forwarded is not None:
         return forwarded
     ran = await usecases.run_in_session(
-        service, req.session_id, tenant_of(request), req.language, req.code, stdin=req.stdin,
+        service, req.session_id, tenant_of(request.scope), req.language, req.code, stdin=req.stdin,
         test_cases=req.test_cases is not None, files=decode_files(req.files),
         fetch=tuple(req.fetch_files or ()), run_timeout=req.run_timeout or req.timeout,
     )  # fmt: skip
-    out = convert.run_code_response(req.session_id, ran.result)
+    out = convert.session_run_response(req.session_id, ran.result)
     if req.fetch_files:
         out.files = {k: base64.b64encode(v).decode() for k, v in ran.files.items()}
     return out

@@ -86,10 +86,10 @@ def test_cmd(
 
 def _phased_test(box, repo: Path, cmd: str, setup: str, timeout: float):  # type: ignore[no-untyped-def]
     """The test command over HEAD with the working tree's changes, on the cached environment."""
-    from sandlot.coder import outcome
-    from sandlot.repos import git, working_patch
+    from sandlot.coder import repo_test_outcome
+    from sandlot.repos import run_git, working_patch
 
-    root = Path(git(repo, "rev-parse", "--show-toplevel").strip())
+    root = Path(run_git(repo, "rev-parse", "--show-toplevel", user_config=False).strip())
     fields = {"base": "HEAD", "setup": setup, "test": cmd, "patch": working_patch(root),
               "timeout": timeout}  # fmt: skip
     answer = box.repo("test", root, fields)
@@ -97,7 +97,7 @@ def _phased_test(box, repo: Path, cmd: str, setup: str, timeout: float):  # type
     if not setup_result.get("cached") and setup_result.get("command"):
         err.print(f"[dim]sandlot test: environment {setup_result.get('key')} set up in "
                   f"{setup_result.get('seconds')}s[/dim]", highlight=False)  # fmt: skip
-    return outcome(answer)
+    return repo_test_outcome(answer)
 
 
 def code_cmd(

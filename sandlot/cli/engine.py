@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from sandlot.config import Config
     from sandlot.executor import Execution
     from sandlot.install import Mirrors
-    from sandlot.service import Service
     from sandlot.wire import RunCodeResponse
 
 SERVER_EXTRA = "the server needs sandlot's server extra: pip install 'sandlot[server]'"
@@ -65,15 +64,18 @@ def run(
     config: ConfigOpt = None,
 ) -> None:
     """Run a file through the engine on this machine (no server needed)."""
-    from sandlot.api import response
+    from sandlot.convert import run_response
     from sandlot.executor import CodeRequest
     from sandlot.service import Service
+    from sandlot.usecases import language_of_file, language_row
     from sandlot.usecases import run as run_code
 
     cfg = load_config(config, slots=1)
     service = Service(cfg).start()
     try:
-        name = language or _language_of(file, service)
+        name = language or language_of_file(service, file)
+        if name is None:
+            raise fail(f"cannot tell the language of {file.name}; pass --language")
         data = sys.stdin.read() if stdin == "-" else (stdin or "")
         req = CodeRequest(
             language=name, code=file.read_text(), stdin=data.encode(),
@@ -85,12 +87,12 @@ def run(
             raise fail(str(exc)) from None
     finally:
         service.close()
-    body = response(result)
+    body = run_response(result)
     if as_json:
         console.print_json(body.model_dump_json())
     else:
         _print_steps(body)
-    row = service.registry.get(name)
+    row = language_row(service, name)
     built = body.compile_result
     if built is not None and built.return_code != 0 and file.name != row.source:
         # e.g. Java's `public class Hello`, which must be in Hello.java
@@ -140,23 +142,14 @@ def _print_steps(body: RunCodeResponse) -> None:
         err.print(f"[red]{body.message}[/red]")
 
 
-def _language_of(file: Path, service: Service) -> str:
-    suffix = file.suffix
-    for row in service.registry.rows.values():
-        if suffix in (Path(row.source).suffix, *row.suffixes):
-            return row.name
-    raise fail(f"cannot tell the language of {file.name}; pass --language")
-
-
 def languages(
     as_json: Annotated[bool, typer.Option("--json")] = False, config: ConfigOpt = None
 ) -> None:
     """List the languages this server can run, with versions."""
     from sandlot.service import Service
+    from sandlot.usecases import probed_languages
 
-    service = Service(load_config(config))
-    service.registry.probe()
-    rows = service.languages()
+    rows = probed_languages(Service(load_config(config)))
     if as_json:
         console.print_json(json.dumps(rows))
         return
@@ -179,7 +172,7 @@ def setup(
 ) -> None:
     """Install what is missing: bubblewrap, toolchains, the sandbox runtimes, the boxes' init."""
     from sandlot import install
-    from sandlot.jail import build
+    from sandlot.jail import build_box_init
 
     cfg = load_config(config)
     languages = languages or cfg.languages
@@ -190,7 +183,7 @@ def setup(
             log=lambda line: console.print(line, markup=False, highlight=False, soft_wrap=True),
             mirrors=mirrors_of(cfg),
         )  # fmt: skip
-        console.print(f"the boxes' init: {build()}", highlight=False)
+        console.print(f"the boxes' init: {build_box_init()}", highlight=False)
         if with_aider:
             from sandlot.coder import install_aider
 
@@ -232,9 +225,9 @@ def packages_lock(
 
 def packages_check(config: ConfigOpt = None) -> None:
     """Check that the installed package sets agree with their locks; exit 1 if not."""
-    from sandlot.install import check
+    from sandlot.install import check_locks
 
-    problems = check(Path(load_config(config).runtime_dir))
+    problems = check_locks(Path(load_config(config).runtime_dir))
     for line in problems:
         console.print(line, markup=False, highlight=False)
     if problems:

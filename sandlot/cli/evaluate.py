@@ -232,17 +232,17 @@ def eval_command(
             raise fail(str(exc), 1) from None
     for node, count in per_node.items():
         console.print(f"ray node {node[:12]}: {count} samples judged")
-    from sandlot.judge import counts, summarize
+    from sandlot.judge import pass_at_k, sample_counts
 
     done = results.done
     pairs = [(s.id, done[s.key]["accepted"]) for s in all_samples if s.key in done]
     table = Table("metric", "value")
-    scores = summarize(pairs, ks)
+    scores = pass_at_k(pairs, ks)
     for name, value in scores.items():
         table.add_row(name, f"{value:.4f}")
     table.add_row("accepted", f"{sum(a for _, a in pairs)}/{len(pairs)}")
     console.print(table)
-    fewest = min(counts(pairs).values(), default=(0, 0))[0]
+    fewest = min(sample_counts(pairs).values(), default=(0, 0))[0]
     for wanted in sorted(set(ks)):
         if f"pass@{wanted}" not in scores:
             console.print(f"pass@{wanted} needs {wanted} samples of every problem; "

@@ -2,25 +2,22 @@
 in a git worktree, and the edit → tests in the sandbox → feedback loop (research/aider.md §4).
 
 Its other names are imported on first use (sandlot/faces.py): wire's models take the defaults
-and `route` from here, which must not load the loop, and the loop's jobs and repos import each
-other. `route` and `git` are imported at once (both cheap): a lazy name cannot hide the module
-of the same name.
+and `route` from here, which must not load the loop. `route` is imported at once (it is cheap):
+a lazy name cannot hide the module of the same name.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sandlot.coder.git import git
 from sandlot.coder.route import Decision, route
 from sandlot.faces import lazy
 
 if TYPE_CHECKING:
     from sandlot.coder.install import install_aider
-    from sandlot.coder.jobs import CoderJobs, confined
+    from sandlot.coder.jobs import CoderJobs
     from sandlot.coder.loop import prepare, run_task
-    from sandlot.coder.owner import Owner
-    from sandlot.coder.phased import outcome, phased_runners
+    from sandlot.coder.phased import phased_runners, repo_test_outcome
     from sandlot.coder.route import MAX_REQUEST_CHARS
     from sandlot.coder.task import (
         ATTEMPT_TIMEOUT,
@@ -48,15 +45,12 @@ __all__ = [
     "CodeTask",
     "CoderJobs",
     "Decision",
-    "Owner",
     "TestOutcome",
     "collect_files",
-    "confined",
-    "git",
     "install_aider",
-    "outcome",
     "phased_runners",
     "prepare",
+    "repo_test_outcome",
     "route",
     "run_files",
     "run_task",
@@ -75,15 +69,13 @@ __getattr__ = lazy(
         "MAX_ATTEMPT_TIMEOUT": "sandlot.coder.task",
         "MAX_LLM_GRACE": "sandlot.coder.task",
         "MAX_REQUEST_CHARS": "sandlot.coder.route",
-        "Owner": "sandlot.coder.owner",
         "TEST_TIMEOUT": "sandlot.coder.task",
         "TestOutcome": "sandlot.coder.testrun",
         "collect_files": "sandlot.coder.testrun",
-        "confined": "sandlot.coder.jobs",
         "install_aider": "sandlot.coder.install",
-        "outcome": "sandlot.coder.phased",
         "phased_runners": "sandlot.coder.phased",
         "prepare": "sandlot.coder.loop",
+        "repo_test_outcome": "sandlot.coder.phased",
         "run_files": "sandlot.coder.testrun",
         "run_task": "sandlot.coder.loop",
         "run_tests": "sandlot.coder.testrun",

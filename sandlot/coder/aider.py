@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandlot.coder.owner import Owner, as_owner
+from sandlot.repos import Owner, as_owner
 
 # Output lines that mean the model could not be reached or refused us (litellm's exception
 # names as aider prints them, and aider's own explanations of them).

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sandlot.coder.loop import TestRunner, guess_test_cmd, prepare, run_task
-from sandlot.coder.owner import Owner
 from sandlot.coder.task import TEST_TIMEOUT, CodeResult, CodeTask
 from sandlot.coder.testrun import TestOutcome, run_tests
 from sandlot.config import Config
-from sandlot.errors import Forbidden, InvalidRequest, Overloaded
+from sandlot.errors import InvalidRequest, Overloaded
 from sandlot.executor import Executor
+from sandlot.repos import Owner, confined
 
 if TYPE_CHECKING:
     from sandlot.repos import Repos
@@ -118,19 +118,3 @@ class CoderJobs:
 
     def _confined(self, repo: str) -> Path:
         return confined(self.config, repo, "POST /code")
-
-
-def confined(config: Config, repo: str, what: str) -> Path:
-    """`repo`, resolved, if it lies under one of `coder_roots`; with none, `what` is off."""
-    roots = [Path(r).resolve() for r in config.coder_roots.split(":") if r]
-    if not roots:
-        raise Forbidden(
-            f"{what} is off for repositories on this server: it works only on those under the "
-            "directories named by the coder_roots setting (SANDLOT_CODER_ROOTS), and none is"
-        )
-    real = Path(repo).resolve()
-    if not any(real.is_relative_to(root) for root in roots):
-        raise InvalidRequest(f"{repo} is outside the directories this server may work on")
-    if not real.is_dir():
-        raise InvalidRequest(f"{repo} is not a directory")
-    return real

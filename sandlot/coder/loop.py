@@ -20,7 +20,6 @@ from typing import Any
 
 from sandlot.coder import aider, worktree
 from sandlot.coder.install import find_aider
-from sandlot.coder.owner import Owner
 from sandlot.coder.task import (
     ANSWERED,
     FAILED_TESTS,
@@ -35,6 +34,7 @@ from sandlot.coder.task import (
 )
 from sandlot.coder.testrun import TestOutcome
 from sandlot.errors import InvalidRequest
+from sandlot.repos import Owner
 
 CONF = ".aider.conf.yml"
 # Which key a model needs, by litellm-style prefix; other providers are not checked up front.

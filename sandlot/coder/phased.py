@@ -15,7 +15,7 @@ from typing import Any
 
 from sandlot.coder.loop import Prepared, Prover, TestRunner
 from sandlot.coder.testrun import TestOutcome
-from sandlot.repos import git
+from sandlot.repos import run_git
 
 RepoCall = Callable[[str, dict[str, Any]], dict[str, Any]]
 
@@ -24,10 +24,11 @@ def phased_runners(call: RepoCall, prep: Prepared) -> tuple[TestRunner, Prover]:
     task, base = prep.task, prep.state.head
 
     def tests(root: Path, cmd: str, timeout: float) -> TestOutcome:
-        patch = git(root, "diff", "--binary", "--no-color", f"{base}..HEAD", owner=prep.state.owner)
+        patch = run_git(root, "diff", "--binary", "--no-color", f"{base}..HEAD",
+                        owner=prep.state.owner, user_config=False)  # fmt: skip
         fields = {"base": base, "setup": task.setup, "test": cmd, "patch": patch,
                   "timeout": timeout}  # fmt: skip
-        return outcome(call("test", fields))
+        return repo_test_outcome(call("test", fields))
 
     def prove(diff: str) -> dict[str, Any]:
         fields = {"base": base, "setup": task.setup, "test": prep.test_cmd, "patch": diff,
@@ -37,7 +38,7 @@ def phased_runners(call: RepoCall, prep: Prepared) -> tuple[TestRunner, Prover]:
     return tests, prove
 
 
-def outcome(answer: dict[str, Any]) -> TestOutcome:
+def repo_test_outcome(answer: dict[str, Any]) -> TestOutcome:
     """POST /repo/test's answer as the loop's TestOutcome."""
     run = answer.get("run")
     if not isinstance(run, dict):

@@ -13,10 +13,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.coder.owner import Owner, as_owner
 from sandlot.coder.task import TEST_TIMEOUT
 from sandlot.errors import InvalidRequest, JailError, TooLarge
 from sandlot.executor import TIME_LIMITS, Executor
+from sandlot.repos import Owner, as_owner
 
 TAIL_BYTES = 8192
 # Directories never shipped when the repository is not a git checkout (git honours .gitignore).

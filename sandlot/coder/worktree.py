@@ -13,9 +13,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.coder.git import git
-from sandlot.coder.owner import Owner
 from sandlot.errors import GitFailed, InvalidRequest
+from sandlot.repos import Owner, run_git
 
 # Used only when the user has no identity configured, so our commits never fail for it.
 FALLBACK_IDENTITY = ("sandlot coder", "coder@sandlot.invalid")
@@ -38,7 +37,7 @@ def inspect(path: str | Path, owner: Owner | None = None) -> RepoState:
     if not p.is_dir():
         raise InvalidRequest(f"{path} is not a directory")
     try:
-        inside = git(p, "rev-parse", "--is-inside-work-tree", owner=owner).strip()
+        inside = run_git(p, "rev-parse", "--is-inside-work-tree", owner=owner).strip()
     except GitFailed as exc:
         if (p / ".git").exists():  # a repository git cannot use: not what the user thinks
             raise GitFailed(["rev-parse"], path, exc.first_line, hint=(
@@ -51,21 +50,23 @@ def inspect(path: str | Path, owner: Owner | None = None) -> RepoState:
             f"{path} is not a git repository (the coder works on a new branch in a git "
             "worktree): run `git init` and commit your files first"
         )
-    root = Path(git(p, "rev-parse", "--show-toplevel", owner=owner).strip())
-    head = git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False,
+    root = Path(run_git(p, "rev-parse", "--show-toplevel", owner=owner).strip())
+    head = run_git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False,
                owner=owner).strip()  # fmt: skip
     if not head:
         raise InvalidRequest(f"{root} has no commits yet: commit your files first")
-    branch = git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False,
+    branch = run_git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False,
                  owner=owner).strip() or None  # fmt: skip
-    status = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=no", owner=owner)
+    status = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=no", owner=owner)
     dirty = [entry[3:] for entry in status.split("\0") if len(entry) > 3]
     return RepoState(root, head, branch, dirty, owner)
 
 
 def resolve_files(state: RepoState, names: list[str], what: str) -> list[str]:
     """Repo-relative paths of files that exist at the base commit; InvalidRequest otherwise."""
-    listed = git(state.root, "ls-tree", "-r", "-z", "--name-only", state.head, owner=state.owner)
+    listed = run_git(
+        state.root, "ls-tree", "-r", "-z", "--name-only", state.head, owner=state.owner
+    )
     tracked = set(listed.split("\0"))
     out: list[str] = []
     unknown: list[str] = []
@@ -122,7 +123,7 @@ class Worktree:
         if state.owner is not None:
             state.owner.give(parent)  # git, as the owner, bundles and clones in it
         bundle, _ = bundle_from_path(state.root, state.head, parent / "bundle", state.owner)
-        git(parent, "clone", "-q", "--no-tags", "-b", "base", str(bundle), str(path),
+        run_git(parent, "clone", "-q", "--no-tags", "-b", "base", str(bundle), str(path),
             owner=state.owner)  # fmt: skip
         tree = cls(state.root, path, branch, state.head, state.owner, sealed=True)
         tree.git("checkout", "-q", "-b", branch)
@@ -134,7 +135,7 @@ class Worktree:
         """The sealed clone's branch, fetched into the repository (nothing else of it)."""
         if self.sealed:
             ref = f"refs/heads/{self.branch}"
-            git(self.repo, "fetch", "-q", "--no-tags", str(self.path), f"+{ref}:{ref}",
+            run_git(self.repo, "fetch", "-q", "--no-tags", str(self.path), f"+{ref}:{ref}",
                 owner=self.owner)  # fmt: skip
 
     @classmethod
@@ -143,12 +144,12 @@ class Worktree:
         path = parent / "worktree"
         if state.owner is not None:
             state.owner.give(parent)  # git, as the owner, creates the checkout in it
-        git(state.root, "worktree", "add", "-q", "-b", branch, str(path), state.head,
+        run_git(state.root, "worktree", "add", "-q", "-b", branch, str(path), state.head,
             owner=state.owner)  # fmt: skip
         return cls(state.root, path, branch, state.head, state.owner)
 
     def git(self, *args: str, check: bool = True) -> str:
-        return git(self.path, *args, check=check, owner=self.owner)
+        return run_git(self.path, *args, check=check, owner=self.owner)
 
     def hide(self, rel: str) -> None:
         """Keep a tracked file out of this worktree without recording a deletion."""
@@ -183,12 +184,12 @@ class Worktree:
         if self.sealed:
             shutil.rmtree(self.path, ignore_errors=True)
             return
-        git(self.repo, "worktree", "remove", "--force", str(self.path), check=False,
+        run_git(self.repo, "worktree", "remove", "--force", str(self.path), check=False,
             owner=self.owner)  # fmt: skip
-        git(self.repo, "worktree", "prune", check=False, owner=self.owner)
+        run_git(self.repo, "worktree", "prune", check=False, owner=self.owner)
 
     def drop_branch(self) -> None:
-        git(self.repo, "branch", "-D", self.branch, check=False, owner=self.owner)
+        run_git(self.repo, "branch", "-D", self.branch, check=False, owner=self.owner)
 
 
 def apply(state: RepoState, head: str) -> str:
@@ -202,5 +203,5 @@ def apply(state: RepoState, head: str) -> str:
         )
     if now.dirty:
         raise InvalidRequest(f"uncommitted changes in {', '.join(now.dirty[:5])}; not applying")
-    git(state.root, "merge", "--ff-only", "-q", head, owner=state.owner)
-    return git(state.root, "rev-parse", "HEAD", owner=state.owner).strip()
+    run_git(state.root, "merge", "--ff-only", "-q", head, owner=state.owner)
+    return run_git(state.root, "rev-parse", "HEAD", owner=state.owner).strip()

@@ -74,7 +74,7 @@ def integrity() -> str:
 
 def datasets() -> str:
     """The shipped datasets as GET /v1/datasets lists them (no user datasets: no dataset_dir)."""
-    from sandlot.api import dataset_infos  # the server's extras
+    from sandlot.convert import dataset_infos
     from sandlot.judge import Datasets, Judge
     from sandlot.languages import LANGUAGES, Registry
 

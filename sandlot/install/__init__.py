@@ -34,7 +34,7 @@ from sandlot.install.go import ensure_go, ensure_go_cache
 from sandlot.install.gomod import ensure_go_modules
 from sandlot.install.jars import ensure_jars
 from sandlot.install.jvm import ensure_cds
-from sandlot.install.locks import LOCKERS, check
+from sandlot.install.locks import LOCKERS, check_locks
 from sandlot.install.node import ensure_npm
 from sandlot.install.process import PROGRESS
 from sandlot.install.python import ensure_python
@@ -61,7 +61,7 @@ __all__ = [
     "Setup",
     "SetupError",
     "Step",
-    "check",
+    "check_locks",
     "install",
     "run_step",
     "select_rows",

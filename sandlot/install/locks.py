@@ -98,7 +98,7 @@ def count_lines(path: Path) -> int:
 # -- check --------------------------------------------------------------------------------------
 
 
-def check(runtime: Path) -> list[str]:
+def check_locks(runtime: Path) -> list[str]:
     """What disagrees between the locks and the installed sets (empty: they agree)."""
     return [*check_go(runtime), *check_jars(runtime), *check_crates(runtime)]
 

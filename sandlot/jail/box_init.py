@@ -30,7 +30,7 @@ COMPILERS = ("musl-gcc", "cc", "gcc", "clang")
 BUILD_TIMEOUT = 120
 
 
-def build(directory: str = DIRECTORY, compilers: Sequence[str] | None = None) -> str:
+def build_box_init(directory: str = DIRECTORY, compilers: Sequence[str] | None = None) -> str:
     """The path of the init built from SOURCE, under `directory` (made if absent), which nobody
     but root may write to: root runs what is there. The first of `compilers` (COMPILERS) that
     builds it is used; JailUnavailable says why none did."""

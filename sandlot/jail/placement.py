@@ -24,12 +24,12 @@ MAX_CPU = 8191  # the kernel's largest CONFIG_NR_CPUS
 CpuSets = tuple[tuple[int, ...], ...]
 
 
-def allowed() -> list[int]:
+def allowed_cpus() -> list[int]:
     """The CPUs this process may use (its affinity: a container's cpuset, `taskset`)."""
     return sorted(os.sched_getaffinity(0))
 
 
-def parse(setting: str) -> CpuSets | None:
+def parse_cpu_sets(setting: str) -> CpuSets | None:
     """The per-slot CPU lists a setting names: None for `auto`, () for `none`; ValueError
     saying what is wrong."""
     text = setting.strip().lower()
@@ -65,10 +65,10 @@ def spread(slots: int, cpus: Sequence[int]) -> CpuSets:
     return tuple(tuple(ordered[k::slots]) for k in range(slots))
 
 
-def resolve(setting: str, slots: int, allowed: Sequence[int]) -> CpuSets:
+def resolve_cpu_sets(setting: str, slots: int, allowed: Sequence[int]) -> CpuSets:
     """Each slot's CPUs under `setting` (() for none), `allowed` being what the server may use
     (`auto` spreads over it); ValueError for a setting that cannot be read."""
-    named = parse(setting)
+    named = parse_cpu_sets(setting)
     if named is None:
         return spread(slots, allowed)
     return tuple(named[k % len(named)] for k in range(slots)) if named else ()
@@ -80,12 +80,12 @@ def outside(sets: CpuSets, allowed: Sequence[int]) -> str | None:
     if not beyond:
         return None
     return (
-        f"slot_cpus names CPU {describe((tuple(beyond),))}, which this server may not use "
-        f"(it may use {describe((tuple(sorted(allowed)),))})"
+        f"slot_cpus names CPU {describe_cpu_sets((tuple(beyond),))}, which this server may not use "
+        f"(it may use {describe_cpu_sets((tuple(sorted(allowed)),))})"
     )
 
 
-def describe(sets: CpuSets) -> str:
+def describe_cpu_sets(sets: CpuSets) -> str:
     """The setting that names `sets` (`none` for none): `0-3;4-7`."""
     if not sets:
         return NONE

@@ -299,13 +299,13 @@ class Jail:
             raise JailUnavailable(f"boxes must be one of {', '.join(BOX_BUILDERS)}: {cfg.boxes!r}")
         if cfg.boxes == "bwrap":
             check_bwrap(cfg.bwrap)
-        allowed = tuple(placement.allowed())
+        allowed = tuple(placement.allowed_cpus())
         problem = placement.outside(cfg.cpu_sets, allowed)
         if problem is not None:
             raise JailUnavailable(problem)
         clean_stale(cfg.state_dir)
         bpf = compile_filter()
-        self.box_init = box_init.build()
+        self.box_init = box_init.build_box_init()
         self.cgroups = CgroupTree(self.instance)
         self.cgroup_version = self.cgroups.version
         Path(cfg.state_dir).mkdir(mode=0o711, parents=True, exist_ok=True)

@@ -450,7 +450,7 @@ def _keep_to(cpus: tuple[int, ...]) -> str | None:
     try:
         os.sched_setaffinity(0, cpus)
     except OSError as exc:
-        return f"cannot keep the slot to CPUs {placement.describe((cpus,))}: {exc}"
+        return f"cannot keep the slot to CPUs {placement.describe_cpu_sets((cpus,))}: {exc}"
     return None
 
 

@@ -2,8 +2,8 @@
 (`sandlot mcp`) and streamable HTTP (`/mcp` in the server).
 
 A face like the HTTP API and the CLI: tools build requests, call the service's layers and shape
-results; no decision is made here. Imports the SDK (`mcp`), the service and the API's wire
-conversions; nothing below imports it.
+results; no decision is made here. Imports the SDK (`mcp`), the service, the use cases and the
+wire's conversions (sandlot.convert), never the API; only the API imports it (to serve `/mcp`).
 
 Its names are imported on first use (sandlot/faces.py): the MCP SDK is imported only by the
 face that serves it (stdio or `/mcp`).

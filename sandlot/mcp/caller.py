@@ -13,10 +13,8 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable
 
 from mcp.server.mcpserver import Context
-from starlette.requests import Request
 
-from sandlot import api  # its names load on first use: over stdio, FastAPI's routes never do
-from sandlot.tenancy import LOCAL, Owner
+from sandlot.tenancy import LOCAL, Owner, owner_of
 
 STDIO = Owner(LOCAL, "stdio")
 CONNECTION_HEADER = "mcp-session-id"
@@ -26,7 +24,7 @@ def owner(ctx: Context) -> Owner:
     request = ctx.request_context.request
     if request is None:
         return STDIO
-    return api.owner(Request(request.scope))
+    return owner_of(request.scope)
 
 
 def connection(ctx: Context) -> str:

@@ -32,11 +32,11 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.jsonrpc_dispatcher import progress_token_from_params
 from starlette.types import Message, Receive, Scope, Send
 
-from sandlot.api import tenant_of
 from sandlot.mcp import caller, python_tool
 from sandlot.mcp.progress import STREAMED
 from sandlot.mcp.server import build
 from sandlot.service import Service
+from sandlot.tenancy import tenant_of
 
 PATH = "/mcp"
 SMALL = 64 << 10  # bytes: a larger call is answered as a stream, its body read once only

@@ -23,7 +23,7 @@ from starlette.types import Receive, Scope, Send
 from sandlot.mcp import caller
 from sandlot.mcp.shape import clip, tool_errors
 from sandlot.service import Service
-from sandlot.usecases import check_size, conversation_kernel, timeout
+from sandlot.usecases import bounded_timeout, check_code_size, conversation_kernel
 
 PREFIX = "/python"
 CONVERSATION_HEADER = "x-session-id"
@@ -57,11 +57,11 @@ def build(service: Service) -> MCPServer:
         """Run a cell in this conversation's Python notebook (state persists)."""
         with tool_errors():
             cfg = service.config
-            check_size(cfg, code)
+            check_code_size(cfg, code)
             session = await conversation_kernel(
                 service, kernels, caller.owner(ctx), conversation(ctx)
             )
-            result = await session.run(code, timeout(cfg, None))
+            result = await session.run(code, bounded_timeout(cfg, None))
         notes: list[str] = []
         parts = [result.text("stdout"), result.text("stderr")]
         for bundle in result.displays:

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from sandlot import api  # the route's steps, loaded at the first grade (not at start-up)
+from sandlot import convert, usecases
 from sandlot.errors import InvalidRequest
 from sandlot.mcp import caller, shape
 from sandlot.mcp.coder_tools import Record
@@ -85,5 +85,7 @@ def register(server: MCPServer, service: Service) -> None:
         with tool_errors():
             req = _request(given)
             async with reporting(ctx, "grading"):
-                out: dict[str, Any] = await api.grade(req, service, caller.owner(ctx).tenant)
+                fields = convert.grade_fields(req, caller.owner(ctx).tenant)
+                repository = convert.repository(service, req)
+                out: dict[str, Any] = await usecases.repo_task(service, "grade", repository, fields)
         return shape.result(_text(out), out)

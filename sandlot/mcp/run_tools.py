@@ -13,10 +13,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
-# api's names load on first use: its judge route module (FastAPI) at the first judging
-from sandlot import api, usecases
-from sandlot.api import code_request, response, test_response
-from sandlot.api import test_cases as convert_test_cases
+# convert's names load on first use: its judge's (and the judge) at the first judging
+from sandlot import convert, usecases
 from sandlot.mcp import shape
 from sandlot.mcp.shape import clip, section, tool_errors
 from sandlot.service import Service
@@ -108,8 +106,8 @@ def register(server: MCPServer, service: Service) -> None:
                 fetch_files=fetch_files, run_timeout=run_timeout,
                 compile_timeout=compile_timeout, memory_limit_MB=memory_limit_MB,
             )  # fmt: skip
-            execution = await usecases.run(service, code_request(req))
-            out = response(execution)
+            execution = await usecases.run(service, convert.code_request(req))
+            out = convert.run_response(execution)
             notes: list[str] = []
             text, res = run_text(out, notes)
             blocks = shape.file_blocks(execution.files, "run")
@@ -138,9 +136,9 @@ def register(server: MCPServer, service: Service) -> None:
                 language=language, code=code, test_cases=test_cases, run_timeout=run_timeout,
                 memory_limit_MB=memory_limit_MB,
             )  # fmt: skip
-            code_req = code_request(req)
-            run = await usecases.run_tests(service, code_req, convert_test_cases(req))
-            out = test_response(run)
+            code_req = convert.code_request(req)
+            run = await usecases.run_tests(service, code_req, convert.test_cases(req))
+            out = convert.test_response(run)
             notes: list[str] = []
             text, res = run_text(out, notes)
             lines = [f"{sum(c.passed for c in out.tests or [])}/{len(out.tests or [])} passed"]
@@ -169,9 +167,9 @@ def register(server: MCPServer, service: Service) -> None:
         """Judge a completion on one benchmark problem (HumanEval, MBPP, MultiPL-E, ...): the
         verdict, the reason, and each test's outcome."""
         with tool_errors():
-            cfg = api.judge_config(TestConfig(), language)
+            cfg = convert.judge_config(TestConfig(), language)
             result = await usecases.submit(service, dataset, problem_id, completion, cfg)
-            out = api.eval_result(result, simple=True)
+            out = convert.eval_result(result, simple=True)
             notes: list[str] = []
             res = JudgeResult.model_validate(out.model_dump())
             res.full_code = clip(res.full_code, "full_code", notes, 4000)
@@ -218,7 +216,7 @@ def register(server: MCPServer, service: Service) -> None:
     ) -> Annotated[CallToolResult, Prompt]:
         """A benchmark problem's prompt, as a model would be given it."""
         with tool_errors():
-            cfg = api.judge_config(TestConfig(), language)
+            cfg = convert.judge_config(TestConfig(), language)
             row = await usecases.prompt_by_id(service, dataset, problem_id, cfg)
             out = Prompt(**row)
         return shape.result(out.prompt, out)

@@ -13,6 +13,7 @@ from sandlot import __version__
 from sandlot.mcp import coder_tools, repo_tools, run_tools, session_tools
 from sandlot.mcp.caller import Opened
 from sandlot.service import Service
+from sandlot.usecases import end_session
 
 INSTRUCTIONS = """\
 sandlot runs untrusted code in isolated boxes (no network, limits on time, memory and output)
@@ -29,13 +30,7 @@ in ~30 languages, judges code against tests, and sends repository work to Aider.
 
 
 def build(service: Service) -> tuple[MCPServer, Opened]:
-    async def close(session_id: str) -> None:
-        sessions = service.sessions
-        owner = sessions.owner_of(session_id) if sessions is not None else None
-        if sessions is not None and owner is not None:
-            await sessions.delete(session_id, owner.tenant)
-
-    opened = Opened(close)
+    opened = Opened(lambda session_id: end_session(service, session_id))
     server: MCPServer = MCPServer(
         "sandlot", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )

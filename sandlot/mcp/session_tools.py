@@ -17,8 +17,7 @@ from mcp.types import CallToolResult, ContentBlock, ImageContent, ToolAnnotation
 from pydantic import Field
 
 from sandlot import usecases
-from sandlot.api import execute_response, fork_response, snapshot_info
-from sandlot.api import info as convert_info
+from sandlot.convert import execute_response, fork_response, session_info, snapshot_info
 from sandlot.errors import InvalidRequest
 from sandlot.mcp import caller, shape
 from sandlot.mcp.shape import clip, section, tool_errors
@@ -126,7 +125,7 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
                 files={k: v.encode() for k, v in (files or {}).items()}, snapshot=snapshot,
             )  # fmt: skip
             opened.add(caller.connection(ctx), session.id)
-            info = convert_info(session)
+            info = session_info(session)
         text = (f"session {info.id} ({info.language}, {info.kernel.get('language_version', '')}"
                 f") is open; it ends after {info.idle_timeout:g} s unused")  # fmt: skip
         return shape.result(text, info)
@@ -248,5 +247,5 @@ def register(server: MCPServer, service: Service, opened: caller.Opened) -> None
             tenant = caller.owner(ctx).tenant
             session = await usecases.delete_session(service, session_id, tenant)
             opened.discard(caller.connection(ctx), session_id)
-            info = convert_info(session)
+            info = session_info(session)
         return shape.result(f"session {session_id} is closed", info)

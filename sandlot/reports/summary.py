@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sandlot.judge import summarize as pass_at_k
+from sandlot.judge import pass_at_k
 
 Record = dict[str, Any]
 SLOWEST = 10  # samples listed as the slowest

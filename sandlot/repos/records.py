@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sandlot.coder import Owner
 from sandlot.repos import envs, grade
+from sandlot.repos.owner import Owner
 from sandlot.repos.reports import Verdicts
 from sandlot.tenancy import LOCAL
 

@@ -17,9 +17,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandlot.coder import Owner
-from sandlot.coder import git as run_git
 from sandlot.errors import GitFailed, InvalidRequest, SandlotError
+from sandlot.repos.gitrun import run_git
+from sandlot.repos.owner import Owner
 
 SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
 REV = re.compile(r"^[A-Za-z0-9._/^~@{}-]{1,200}$")  # a commit, branch or tag name; no options

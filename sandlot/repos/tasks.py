@@ -18,7 +18,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sandlot.coder import Owner
 from sandlot.config import Config
 from sandlot.errors import InvalidRequest, JailError, NotFound
 from sandlot.executor import Executor
@@ -28,6 +27,7 @@ from sandlot.repos import ecosystems, envs, grade, layers, source
 from sandlot.repos.boxes import repo_spec
 from sandlot.repos.ecosystems import REPORT_DIR, Ecosystem
 from sandlot.repos.egress import Egress, allow_list
+from sandlot.repos.owner import Owner, confined
 from sandlot.repos.records import AUTO, GradeResult, GradeTask, Repository, RunResult
 from sandlot.repos.reports import parse_all
 from sandlot.repos.store import Store
@@ -70,8 +70,6 @@ class Repos:
         `coder_roots`, read by git as its owner (never root); an upload as it is."""
         if path is None:
             return Repository(tarball=tarball)
-        from sandlot.coder import confined
-
         real = confined(self.config, path, "grading")
         return Repository(path=str(real), owner=Owner.of(real))
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sandlot.judge import Sample, judge_many, record
+from sandlot.judge import Sample, judge_many, result_record
 
 if TYPE_CHECKING:
     from sandlot.judge import EvalResult, Judge, JudgeConfig
@@ -44,7 +44,7 @@ class Judged:
     record: Record = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "record", record(self.sample, self.result))
+        object.__setattr__(self, "record", result_record(self.sample, self.result))
 
 
 def dataset_names(service: Service) -> list[str]:

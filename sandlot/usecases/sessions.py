@@ -23,12 +23,12 @@ if TYPE_CHECKING:
     from sandlot.tenancy import Owner, Tenant
 
 
-def check_size(cfg: Config, *code: str) -> None:
+def check_code_size(cfg: Config, *code: str) -> None:
     if sum(len(c.encode()) for c in code) > cfg.max_code_bytes:
         raise TooLarge(f"code is larger than the {cfg.max_code_bytes} bytes this server accepts")
 
 
-def timeout(cfg: Config, value: float | None, what: str = "timeout") -> float:
+def bounded_timeout(cfg: Config, value: float | None, what: str = "timeout") -> float:
     """`value` (the server's run_timeout when not given), refused above the server's maximum."""
     from sandlot.sessions import bounded
 
@@ -107,6 +107,15 @@ async def delete_session(service: Service, session_id: str, tenant: Tenant) -> S
     return await service.require_sessions().delete(session_id, tenant)
 
 
+async def end_session(service: Service, session_id: str) -> None:
+    """End the session whoever's it is, if it is still there: the MCP connection that opened it
+    is gone. Nothing when this server has no sessions."""
+    sessions = service.sessions
+    owner = sessions.owner_of(session_id) if sessions is not None else None
+    if sessions is not None and owner is not None:
+        await sessions.delete(session_id, owner.tenant)
+
+
 async def snapshot_session(service: Service, session_id: str, tenant: Tenant) -> Snapshot:
     """The session's state frozen as a snapshot of the tenant's; the session goes on."""
     return await service.require_sessions().snapshot(session_id, tenant)
@@ -173,9 +182,9 @@ async def execute_in_session(
     """`code` started in the session; its events (outputs as they come, then its end) stream
     from the execution returned."""
     cfg = service.config
-    check_size(cfg, code)
+    check_code_size(cfg, code)
     session = await use_session(service, session_id, tenant)
-    return await session.execute(code, timeout(cfg, run_timeout))
+    return await session.execute(code, bounded_timeout(cfg, run_timeout))
 
 
 async def run_in_session(
@@ -192,8 +201,8 @@ async def run_in_session(
     if stdin or test_cases:
         raise InvalidRequest("stdin and test_cases do not go with session_id: a session has none")
     cfg = service.config
-    check_size(cfg, code)
-    limit = timeout(cfg, run_timeout, "run_timeout")
+    check_code_size(cfg, code)
+    limit = bounded_timeout(cfg, run_timeout, "run_timeout")
     for path, data in (files or {}).items():
         await asyncio.to_thread(session.box.put_file, path, data)
     out = SessionRun(await session.run(code, limit))
@@ -211,7 +220,7 @@ async def run_jupyter(
     with runs, and 504 alike."""
     from sandlot.sessions import run_notebook
 
-    check_size(service.config, *cells)
+    check_code_size(service.config, *cells)
     sessions = service.require_sessions()
     async with service.require_executor().admission.slot():
         return await run_notebook(

@@ -239,7 +239,9 @@ def test_health(client):
     assert body["isolation"]["network"].startswith("loopback only; a box's namespace goes")
     assert body["isolation"]["cgroup_version"] in (1, 2)
     assert body["slots"] == 2 and body["queued"] == 0
-    assert body["slot_cpus"] == placement.describe(placement.spread(2, placement.allowed()))
+    assert body["slot_cpus"] == placement.describe_cpu_sets(
+        placement.spread(2, placement.allowed_cpus())
+    )
     assert "python" in body["languages"]
 
 

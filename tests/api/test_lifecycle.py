@@ -191,8 +191,10 @@ def test_two_workers_share_the_port_the_slots_and_the_metrics() -> None:
         assert sorted(pids) == [0, 1] and len(set(pids.values())) == 2
         health = httpx.get(srv.url + "/health").json()
         assert health["slots"] == 1  # each worker owns one of the two slots
-        spread = placement.spread(2, placement.allowed())  # of all the slots, not per worker
-        assert health["slot_cpus"] == placement.describe((spread[health["worker"]["index"]],))
+        spread = placement.spread(2, placement.allowed_cpus())  # of all the slots, not per worker
+        assert health["slot_cpus"] == placement.describe_cpu_sets(
+            (spread[health["worker"]["index"]],)
+        )
         # Every worker's counts are in a scrape of any one of them.
         assert counter(srv, "sandlot_slots ") == 2
         before = counter(srv, 'sandlot_http_requests_total{endpoint="/health"')

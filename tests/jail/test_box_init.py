@@ -18,31 +18,33 @@ pytestmark = pytest.mark.root
 
 
 def test_the_init_is_built_static_once_and_reused(tmp_path):
-    path = box_init.build(str(tmp_path))
+    path = box_init.build_box_init(str(tmp_path))
     st = os.stat(path)
     assert stat.S_IMODE(st.st_mode) == 0o755 and st.st_uid == 0
     assert b"INTERP" not in _program_headers(path)  # static: no loader, no shared library
-    assert box_init.build(str(tmp_path)) == path
+    assert box_init.build_box_init(str(tmp_path)) == path
     assert os.stat(path).st_mtime_ns == st.st_mtime_ns  # not compiled again
     assert sorted(os.listdir(tmp_path)) == [os.path.basename(path)]  # nothing half-written
 
 
 def test_setup_installs_musl_and_the_init_is_built_against_it(tmp_path):
     assert shutil.which("musl-gcc"), "sandlot setup installs musl-tools"
-    assert not _is_glibc(box_init.build(str(tmp_path)))
+    assert not _is_glibc(box_init.build_box_init(str(tmp_path)))
 
 
 def test_without_musl_the_init_is_built_against_glibc(tmp_path):
-    path = box_init.build(str(tmp_path / "cache"), _compilers(tmp_path, gcc="gcc"))
+    path = box_init.build_box_init(str(tmp_path / "cache"), _compilers(tmp_path, gcc="gcc"))
     assert _is_glibc(path) and b"INTERP" not in _program_headers(path)
 
 
 def test_a_compiler_that_fails_gives_way_to_the_next_and_all_failing_says_each(tmp_path):
     broken = "#!/bin/sh\necho 'musl-gcc: broken here' >&2\nexit 1\n"
-    path = box_init.build(str(tmp_path / "a"), _compilers(tmp_path / "a", musl=broken, gcc="gcc"))
+    path = box_init.build_box_init(
+        str(tmp_path / "a"), _compilers(tmp_path / "a", musl=broken, gcc="gcc")
+    )
     assert _is_glibc(path)
     with pytest.raises(JailUnavailable, match=r"with .*musl-gcc: musl-gcc: broken here"):
-        box_init.build(str(tmp_path / "b"), _compilers(tmp_path / "b", musl=broken))
+        box_init.build_box_init(str(tmp_path / "b"), _compilers(tmp_path / "b", musl=broken))
 
 
 def test_a_box_runs_on_the_glibc_init_too(tmp_path, monkeypatch):
@@ -59,7 +61,7 @@ def test_a_box_runs_on_the_glibc_init_too(tmp_path, monkeypatch):
 def test_without_a_compiler_the_jail_cannot_start_and_says_why(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(JailUnavailable, match="no C compiler"):
-        box_init.build(str(tmp_path / "cache"))
+        box_init.build_box_init(str(tmp_path / "cache"))
 
 
 def test_a_directory_others_may_write_to_is_not_trusted(tmp_path):
@@ -68,7 +70,7 @@ def test_a_directory_others_may_write_to_is_not_trusted(tmp_path):
     shared.mkdir()
     os.chmod(shared, 0o777)
     with pytest.raises(JailUnavailable, match="not trusted"):
-        box_init.build(str(shared))
+        box_init.build_box_init(str(shared))
 
 
 def _compilers(where, musl: str | None = None, gcc: str | None = None) -> tuple[str, ...]:

@@ -778,7 +778,7 @@ def test_a_box_that_cannot_be_built_says_why_and_the_zygote_serves_on(tmp_path):
         d.mkdir()
     layout = BoxLayout(bwrap="", workdir=str(work), root_dir=str(root), etc_dir=str(etc),
                        ro_binds=(), tmp_size=1 << 20, shm_size=1 << 20)  # fmt: skip
-    zygote = Zygote(sys.executable, box_init.build(), compile_filter())
+    zygote = Zygote(sys.executable, box_init.build_box_init(), compile_filter())
     try:
         good = box_request(layout, 65534, RunSpec(argv=("/bin/true",)))
         bad = {**good, "plan": [["ro-bind", "/nonexistent-sandlot", "/x"], *good["plan"]]}
@@ -846,7 +846,7 @@ def test_a_slots_runs_are_kept_to_its_cpus(boxes):
     no other: a program its box's init starts, and a warm script forked from the zygote; a run
     that may use any CPU (a compiler) gets every one the jail may use."""
     python = os.path.realpath(sys.executable)
-    allowed = placement.allowed()
+    allowed = placement.allowed_cpus()
     sets = placement.spread(2, allowed)
     state = f"{STATE}-cpus"
     lister = RunSpec(argv=("/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status"))
@@ -858,7 +858,7 @@ def test_a_slots_runs_are_kept_to_its_cpus(boxes):
         looked = json.loads(
             jail.run(slot, dataclasses.replace(looker, any_cpu=spec.any_cpu)).stdout
         )
-        return [c for cs in placement.parse(listed) or () for c in cs], looked
+        return [c for cs in placement.parse_cpu_sets(listed) or () for c in cs], looked
 
     with Jail(JailConfig(slots=2, uid_base=64100, state_dir=state, zygote_python=python,
                          cpu_sets=sets, boxes=boxes)) as jail:  # fmt: skip
@@ -882,11 +882,13 @@ def test_a_slots_runs_are_kept_to_its_cpus(boxes):
 
 def test_a_jail_without_cpus_leaves_runs_where_the_kernel_puts_them(jail):
     out = jail.run(0, RunSpec(argv=("/bin/sh", "-c", "grep Cpus_allowed_list: /proc/self/status")))
-    assert out.stdout.decode().split()[-1] == placement.describe((tuple(placement.allowed()),))
+    assert out.stdout.decode().split()[-1] == placement.describe_cpu_sets(
+        (tuple(placement.allowed_cpus()),)
+    )
 
 
 def test_cpus_the_server_may_not_use_refuse_to_start():
-    beyond = max(placement.allowed()) + 1
+    beyond = max(placement.allowed_cpus()) + 1
     with pytest.raises(JailUnavailable, match=f"slot_cpus names CPU {beyond}, which this server"):
         Jail(JailConfig(slots=1, cpu_sets=((beyond,),), state_dir=STATE + "-c")).start()
 

@@ -115,7 +115,7 @@ def test_every_dataset_and_dataset_class_has_a_registered_family() -> None:
 
 def test_the_wire_names_the_family() -> None:
     """GET /v1/datasets says the family's name, as before it was an object."""
-    from sandlot.api.judge import dataset_infos
+    from sandlot.convert import dataset_infos
 
     judge = Judge(Datasets(REGISTRY), executor=lambda: None)  # type: ignore[arg-type,return-value]
     infos = {i.name: i for i in dataset_infos(judge)}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from sandlot.api.judge import dataset_infos
+from sandlot.convert import dataset_infos
 from sandlot.judge import Datasets, Judge, integrity_rows
 from sandlot.judge.families import FAMILIES, reference
 from sandlot.judge.integrity import (

@@ -14,9 +14,12 @@ import os
 import pwd
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sandlot.errors import Forbidden
+from sandlot.errors import Forbidden, InvalidRequest
+
+if TYPE_CHECKING:
+    from sandlot.config import Config
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +61,19 @@ class Owner:
 def as_owner(owner: Owner | None) -> dict[str, Any]:
     """subprocess arguments for a process of `owner` (none: this process's own user)."""
     return owner.popen() if owner is not None else {}
+
+
+def confined(config: Config, repo: str, what: str) -> Path:
+    """`repo`, resolved, if it lies under one of `coder_roots`; with none, `what` is off."""
+    roots = [Path(r).resolve() for r in config.coder_roots.split(":") if r]
+    if not roots:
+        raise Forbidden(
+            f"{what} is off for repositories on this server: it works only on those under the "
+            "directories named by the coder_roots setting (SANDLOT_CODER_ROOTS), and none is"
+        )
+    real = Path(repo).resolve()
+    if not any(real.is_relative_to(root) for root in roots):
+        raise InvalidRequest(f"{repo} is outside the directories this server may work on")
+    if not real.is_dir():
+        raise InvalidRequest(f"{repo} is not a directory")
+    return real

@@ -1,4 +1,4 @@
-"""Conversions between wire types and the executor's types. No I/O, no decisions of policy."""
+"""A run's request from the wire's shapes, and its answer in them. No I/O, no policy."""
 
 from __future__ import annotations
 
@@ -100,7 +100,7 @@ def command_result(outcome: Outcome | None) -> CommandRunResult | None:
     )
 
 
-def response(execution: Execution, judged: bool = False) -> RunCodeResponse:
+def run_response(execution: Execution, judged: bool = False) -> RunCodeResponse:
     """The wire response; `judged`: a judge's exec_info, whose status and message say how the
     run ended, as SandboxFusion's do (the judge's verdict says whether its tests were proven)."""
     run = command_result(execution.run)
@@ -132,7 +132,7 @@ def case_out(case: CaseResult) -> CaseOut:
 
 
 def test_response(run: TestRun) -> RunCodeResponse:
-    out = response(run.execution)
+    out = run_response(run.execution)
     out.tests = [case_out(c) for c in run.cases]
     out.passed = run.passed
     out.message = run.message

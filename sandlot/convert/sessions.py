@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from sandlot.api.convert import POD
+from sandlot.convert.run import POD
 from sandlot.sessions import NotebookRun, Paused, Result, Session, Snapshot
 from sandlot.wire import (
     CellRunResult,
@@ -23,7 +23,7 @@ from sandlot.wire import (
 )
 
 
-def info(session: Session | Paused) -> SessionInfo:
+def session_info(session: Session | Paused) -> SessionInfo:
     return SessionInfo.model_validate(session.info())
 
 
@@ -33,7 +33,9 @@ def snapshot_info(record: Snapshot) -> SnapshotInfo:
 
 def fork_response(parent_id: str, children: list[Session], state: dict[str, Any]) -> ForkResponse:
     holds = Holds.model_validate({k: v for k, v in state.items() if k != "bytes"})
-    return ForkResponse(parent_id=parent_id, sessions=[info(c) for c in children], holds=holds)
+    return ForkResponse(
+        parent_id=parent_id, sessions=[session_info(c) for c in children], holds=holds
+    )
 
 
 def execute_response(session_id: str, result: Result) -> ExecuteResponse:
@@ -92,7 +94,7 @@ def jupyter_response(run: NotebookRun) -> RunJupyterResponse:
     )
 
 
-def run_code_response(session_id: str, result: Result) -> RunCodeResponse:
+def session_run_response(session_id: str, result: Result) -> RunCodeResponse:
     """An execution in a session as /run_code's reply: outputs as a terminal shows them (the
     last expression's value on stdout, as a notebook prints it; tracebacks on stderr)."""
     stdout: list[str] = []

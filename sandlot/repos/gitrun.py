@@ -14,13 +14,13 @@ import os
 import subprocess
 from pathlib import Path
 
-from sandlot.coder.owner import Owner, as_owner
 from sandlot.errors import GitFailed, GitUnavailable, git_command
+from sandlot.repos.owner import Owner, as_owner
 
 GIT_TIMEOUT = 300.0
 
 
-def git(repo: str | Path, *args: str, owner: Owner | None = None, check: bool = True,
+def run_git(repo: str | Path, *args: str, owner: Owner | None = None, check: bool = True,
         timeout: float = GIT_TIMEOUT, user_config: bool = True,
         env: dict[str, str] | None = None) -> str:  # fmt: skip
     """git in `repo` as `owner` (else as ourselves); its output. `user_config=False` gives git

@@ -30,13 +30,14 @@ class Checker:
     rel_tol: float | None = None
     code: str | None = None  # the custom checker's source
     language: str = "python"
-    # `strict`: a tolerance is for real numbers; two integers are equal only when they are (the
+    # a tolerance for real numbers only: two integers are equal only when they are (the
     # SandboxFusion rule alone takes 903952722 for 903952723, a relative 1e-9 apart)
     exact_integers: bool = False
 
     @classmethod
-    def parse(cls, spec: object) -> Checker:
-        """From a config value: a mode name, or {"mode", "abs_tol", "rel_tol", "code", ...}."""
+    def parse(cls, spec: object, strict: bool = False) -> Checker:
+        """From a config value: a mode name, or {"mode", "abs_tol", "rel_tol", "code", ...}.
+        `strict`: a mode's own tolerance is for real numbers only; one the spec sets is as set."""
         if spec is None:
             return cls()
         if isinstance(spec, str):
@@ -62,6 +63,7 @@ class Checker:
             rel_tol=rel_tol,
             code=spec.get("code"),
             language=spec.get("language") or "python",
+            exact_integers=strict and "abs_tol" not in spec and "rel_tol" not in spec,
         )
 
     def compare(self, actual: str, expected: str) -> tuple[bool, str | None]:

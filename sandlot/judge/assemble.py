@@ -12,7 +12,6 @@ import base64
 import json
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from sandlot.errors import InvalidRequest
@@ -595,9 +594,9 @@ def stdio_job(
     default_checker: str = "whitespace", row_checker: Any = None,
 ) -> StdioJob:  # fmt: skip
     extra = cfg.extra
-    checker = Checker.parse(extra.get("checker") or row_checker or default_checker)
-    if extra.get("strict"):
-        checker = replace(checker, exact_integers=True)
+    checker = Checker.parse(
+        extra.get("checker") or row_checker or default_checker, strict=bool(extra.get("strict"))
+    )
     return StdioJob(
         language=language, code=code, cases=cases, checker=checker,
         run_all=bool(extra.get("run_all_cases")), full_cases=bool(extra.get("return_full_case")),

@@ -24,7 +24,7 @@ anything runs; then the executor runs every item's cases over the slots (executo
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from sandlot.config import Config
@@ -171,7 +171,11 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
     where = f"items[{n}] (id {item.id!r})"
     try:
         row = executor.registry.get(item.language)  # UnknownLanguage lists the supported ones
-        checker = DEFAULT_CHECKER if item.checker is None else Checker.parse(item.checker)
+        checker = (
+            DEFAULT_CHECKER
+            if item.checker is None
+            else Checker.parse(item.checker, strict=item.strict)
+        )
     except InvalidRequest as exc:
         raise InvalidRequest(f"{where}: {exc}") from None
     if checker.mode == "custom":
@@ -182,8 +186,6 @@ def _plan(executor: Executor, item: RewardItem, n: int) -> _Plan:
         code, how = (extracted.code or None), f"{extracted.kind}: {extracted.how}"
     base = code or ""
     strict = item.strict
-    if strict:
-        checker = replace(checker, exact_integers=True)
     runs: list[Run] = []
     checks: list[_Check] = []
     for case in item.test_cases or ():

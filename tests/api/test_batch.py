@@ -133,9 +133,10 @@ def test_checkers_exact_whitespace_float(client) -> None:
         item("sandboxfusion", "903952722", "903952723"),
         item("sandboxfusion", "903952723.0000001", "903952723"),
         {**item("sandboxfusion", "903952722", "903952723"), "strict": False},
+        item({"mode": "float", "abs_tol": 1}, "9", "10"),  # a tolerance set is as set
     )["results"]
     passed = [r["passed"] for r in results]
-    assert passed == [False, True, True, False, True, False, True, True]
+    assert passed == [False, True, True, False, True, False, True, True, True]
 
 
 def test_limits_give_their_verdicts(client) -> None:

@@ -6,7 +6,6 @@ import gzip
 import io
 import json
 import zipfile
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -116,11 +115,13 @@ def test_float_tolerances_absolute_and_relative() -> None:
 
 
 def test_exact_integers_compare_integers_exactly_and_reals_within_the_tolerance() -> None:
-    exact = replace(Checker.parse("sandboxfusion"), exact_integers=True)
+    exact = Checker.parse("sandboxfusion", strict=True)
     assert Checker.parse("sandboxfusion").compare("903952722\n", "903952723\n")[0]
     assert not exact.compare("903952722\n", "903952723\n")[0]
     assert exact.compare("-0\n007\n+5\n", "0\n7\n5\n")[0]
     assert exact.compare("1.0000001\n", "1\n")[0]  # a real number keeps its tolerance
+    # a tolerance the request sets is as set, integers too
+    assert Checker.parse({"mode": "float", "abs_tol": 1}, strict=True).compare("9", "10")[0]
     digits = "9" * 100_000  # no int() of a token: it may be longer than int() takes
     assert exact.compare(digits, digits + "\n")[0] and not exact.compare(digits, digits + "8")[0]
 
